@@ -1,0 +1,97 @@
+# simjoin: PostgreSQL extension (PGXS) over a plain C++17 engine and an optional CUDA backend.
+#
+#   make                  builds simjoin.so (CUDA backend compiled in when nvcc is found)
+#   make install          installs it into the PostgreSQL found by pg_config
+#   make engine-test      builds and runs the engine's GoogleTest suite (no PostgreSQL needed)
+#   make bench            builds build/simjoin_bench
+#   make installcheck     pg_regress suite (test/sql, expected/) against a running server
+#   make CUDA=no          forces a CPU-only build
+#
+# Layers: src/engine (no PostgreSQL, no CUDA headers) and cuda/ (kernels) are built into
+# build/libsimjoin_engine.a; src/pg is the PostgreSQL glue linked with it into simjoin.so.
+
+EXTENSION  = simjoin
+MODULE_big = simjoin
+DATA       = $(sort $(wildcard sql/simjoin--*.sql))
+PG_CONFIG ?= pg_config
+BUILD     ?= build
+
+PG_SRCS     = $(sort $(wildcard src/pg/*.cpp))
+OBJS        = $(patsubst %.cpp,$(BUILD)/%.o,$(PG_SRCS))
+ENGINE_SRCS = $(sort $(wildcard src/engine/*.cpp))
+
+# pg_regress: every test/sql/*.sql, compared with the top-level expected/*.out.
+REGRESS      = $(sort $(notdir $(basename $(wildcard test/sql/*.sql))))
+# pg_regress 15 reads test/sql/X.sql (inputdir) and takes expected/X.out from the outputdir first.
+REGRESS_OPTS = --inputdir=test --outputdir=. --load-extension=simjoin
+
+# The C++ objects have no LLVM bitcode: keep them out of PGXS's bitcode install path.
+override with_llvm = no
+
+# ---- CUDA detection --------------------------------------------------------------------------
+NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+CUDA ?= $(if $(NVCC),yes,no)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -ffp-contract=off \
+             --expt-relaxed-constexpr -Isrc/engine -Icuda
+
+ifeq ($(CUDA),yes)
+CUDA_CU_SRCS  = $(sort $(wildcard cuda/*.cu))
+CUDA_CPP_SRCS = $(filter-out cuda/gpu_backend_absent.cpp,$(sort $(wildcard cuda/*.cpp)))
+CUDA_LIBS     = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
+ENGINE_DEFS   = -DSIMJOIN_WITH_CUDA
+else
+CUDA_CU_SRCS  =
+CUDA_CPP_SRCS = cuda/gpu_backend_absent.cpp
+CUDA_LIBS     =
+ENGINE_DEFS   =
+endif
+
+ENGINE_CXX   = $(CXX) -std=c++17 -O2 -g -fPIC -Wall -Wextra -ffp-contract=off -pthread \
+               -Isrc/engine -Icuda $(ENGINE_DEFS)
+ENGINE_OBJS  = $(patsubst %.cpp,$(BUILD)/%.o,$(ENGINE_SRCS) $(CUDA_CPP_SRCS)) \
+               $(patsubst %.cu,$(BUILD)/%.o,$(CUDA_CU_SRCS))
+ENGINE_LIB   = $(BUILD)/libsimjoin_engine.a
+
+PG_CPPFLAGS  = -Isrc/engine -Isrc/pg $(ENGINE_DEFS)
+PG_CXXFLAGS  = -std=c++17 -ffp-contract=off -Wno-register
+SHLIB_LINK  += $(ENGINE_LIB) $(CUDA_LIBS) -lstdc++ -pthread
+SHLIB_PREREQS = $(ENGINE_LIB)
+EXTRA_CLEAN  = $(BUILD)
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(BUILD)/%.o: %.cpp $(wildcard src/engine/*.h cuda/*.h)
+	@mkdir -p $(dir $@)
+	$(ENGINE_CXX) -c $< -o $@
+
+$(BUILD)/%.o: %.cu $(wildcard src/engine/*.h cuda/*.h cuda/*.cuh)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(ENGINE_DEFS) -c $< -o $@
+
+$(ENGINE_LIB): $(ENGINE_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# The PostgreSQL glue, compiled with PGXS's flags and include paths.
+$(BUILD)/src/pg/%.o: src/pg/%.cpp $(wildcard src/pg/*.h src/engine/*.h) | $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $(CPPFLAGS) -c $< -o $@
+
+# ---- engine tests and benchmark (no PostgreSQL) ------------------------------------------------
+TEST_SRCS  = $(sort $(wildcard test/engine/*.cpp))
+BENCH_SRCS = $(sort $(wildcard bench/*.cpp))
+
+$(BUILD)/engine_tests: $(patsubst %.cpp,$(BUILD)/%.o,$(TEST_SRCS)) $(ENGINE_LIB)
+	$(ENGINE_CXX) $^ -o $@ -lgtest -lgtest_main $(CUDA_LIBS)
+
+$(BUILD)/simjoin_bench: $(patsubst %.cpp,$(BUILD)/%.o,$(BENCH_SRCS)) $(ENGINE_LIB)
+	$(ENGINE_CXX) $^ -o $@ $(CUDA_LIBS)
+
+.PHONY: engine-test bench
+engine-test: $(BUILD)/engine_tests
+	$(BUILD)/engine_tests $(GTEST_ARGS)
+
+bench: $(BUILD)/simjoin_bench

@@ -1,0 +1,15 @@
+// The GPU backend of a build without the CUDA toolkit: never available.
+#include "gpu_backend.h"
+
+namespace simjoin::gpu {
+
+bool available(std::string* why) {
+  if (why) *why = "simjoin was built without CUDA";
+  return false;
+}
+
+JoinStats run_join(const PointSet&, const PointSet*, const JoinSpec&, PairSink&) {
+  throw Error("simjoin was built without CUDA: no GPU backend");
+}
+
+}  // namespace simjoin::gpu

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs every test of simjoin on a fresh machine: installs what is missing (scripts/setup.sh),
+# builds, runs the engine's GoogleTest suite, starts a throwaway PostgreSQL 15 cluster, runs the
+# pg_regress suite (test/sql, expected/) and the pgTAP suite (test/pgtap), and tears it down.
+# Ends with one line "simjoin tests: N passed, M failed". Exit status 0 only if all passed.
+#   SIMJOIN_NO_APT=1         skip package installation (a machine without apt, e.g. the GPU one)
+#   SIMJOIN_TEST_DEVICE=gpu  run the SQL suites with simjoin.device = gpu (default: the setting's)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+log_dir=${SIMJOIN_TEST_LOGS:-$root/build/test-logs}
+mkdir -p "$log_dir"
+
+if [ -z "${SIMJOIN_NO_APT:-}" ]; then
+  bash scripts/setup.sh || { echo "simjoin tests: 0 passed, 1 failed"; exit 1; }
+else
+  make -j"$(nproc)" >/dev/null && make install >/dev/null || { echo "simjoin tests: 0 passed, 1 failed"; exit 1; }
+fi
+
+passed=0
+failed=0
+
+# 1. The engine, on its own.
+echo "== engine (GoogleTest)"
+make -j"$(nproc)" build/engine_tests >/dev/null || { echo "engine tests failed to build"; failed=$((failed + 1)); }
+if [ -x build/engine_tests ]; then
+  build/engine_tests --gtest_brief=1 2>&1 | tee "$log_dir/engine.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure" | head -50
+  p=$(grep -oE '^\[  PASSED  \] [0-9]+' "$log_dir/engine.log" | grep -oE '[0-9]+$' || echo 0)
+  f=$(grep -oE '^\[  FAILED  \] [0-9]+ test' "$log_dir/engine.log" | grep -oE '[0-9]+' || echo 0)
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+  grep -q '^\[  PASSED  \]' "$log_dir/engine.log" || failed=$((failed + 1))
+fi
+
+# 2. SQL suites on a throwaway cluster.
+source scripts/pg_cluster.sh
+pg_cluster_start || { echo "simjoin tests: $passed passed, $((failed + 1)) failed"; exit 1; }
+if [ -n "${SIMJOIN_TEST_DEVICE:-}" ]; then export PGOPTIONS="-c simjoin.device=$SIMJOIN_TEST_DEVICE"; fi
+
+echo "== pg_regress (test/sql, expected/)"
+rm -rf results regression.diffs regression.out
+make installcheck >"$log_dir/regress.log" 2>&1
+grep -E "^(ok|not ok|test )|tests passed|failed" "$log_dir/regress.log" | head -60
+p=$(grep -cE '^ok ' "$log_dir/regress.log"); f=$(grep -cE '^not ok ' "$log_dir/regress.log")
+if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then  # pg_regress's older output format
+  p=$(grep -cE '^test .* \.\.\. ok' "$log_dir/regress.log"); f=$(grep -cE '^test .* \.\.\. FAILED' "$log_dir/regress.log")
+fi
+[ -f regression.diffs ] && { cp regression.diffs "$log_dir/"; head -80 regression.diffs; }
+[ "$p" -gt 0 ] || f=$((f + 1))
+passed=$((passed + p)); failed=$((failed + f))
+
+echo "== pgTAP (test/pgtap)"
+psql -qX -c "CREATE DATABASE simjoin_tap" >/dev/null
+pg_prove -d simjoin_tap --ext .sql -r test/pgtap >"$log_dir/pgtap.log" 2>&1
+cat "$log_dir/pgtap.log" | tail -30
+p=$(grep -oE 'Tests=[0-9]+' "$log_dir/pgtap.log" | grep -oE '[0-9]+' || echo 0)
+if grep -q '^Result: PASS' "$log_dir/pgtap.log"; then
+  passed=$((passed + p))
+else
+  f=$(grep -oE 'Failed [0-9]+/[0-9]+ subtests' "$log_dir/pgtap.log" | grep -oE '^Failed [0-9]+' | grep -oE '[0-9]+' | paste -sd+ | bc 2>/dev/null || echo 1)
+  passed=$((passed + p - ${f:-1})); failed=$((failed + ${f:-1}))
+  [ "${f:-0}" -gt 0 ] || failed=$((failed + 1))
+fi
+
+pg_cluster_stop
+echo "simjoin tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,48 @@
+// SQL distance functions on real[] and float8[]: the same exact_distance() the engines use.
+extern "C" {
+#include "postgres.h"
+#include "fmgr.h"
+#include "utils/array.h"
+
+PG_FUNCTION_INFO_V1(simjoin_euclidean_distance);
+PG_FUNCTION_INFO_V1(simjoin_manhattan_distance);
+PG_FUNCTION_INFO_V1(simjoin_chebyshev_distance);
+}
+
+#include "distance.h"
+#include "vector_input.h"
+
+namespace {
+
+using simjoin::Metric;
+
+// Both arguments widened to double; ERROR on NULL elements, nesting or unequal lengths.
+Datum distance_of_arguments(FunctionCallInfo fcinfo, Metric metric) {
+  const Datum a = PG_GETARG_DATUM(0);
+  const Datum b = PG_GETARG_DATUM(1);
+  const int dim_a = simjoin::pg::vector_length(a, nullptr, nullptr);
+  const int dim_b = simjoin::pg::vector_length(b, nullptr, nullptr);
+  if (dim_a != dim_b)
+    ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+                    errmsg("simjoin: vectors of different dimensions (%d and %d)", dim_a, dim_b)));
+  double* va = static_cast<double*>(palloc(sizeof(double) * (dim_a + 1)));
+  double* vb = static_cast<double*>(palloc(sizeof(double) * (dim_a + 1)));
+  simjoin::pg::read_vector(a, dim_a, va, nullptr, nullptr);
+  simjoin::pg::read_vector(b, dim_b, vb, nullptr, nullptr);
+  const double distance = simjoin::exact_distance(va, vb, dim_a, metric);
+  pfree(va);
+  pfree(vb);
+  PG_RETURN_FLOAT8(distance);
+}
+
+}  // namespace
+
+extern "C" Datum simjoin_euclidean_distance(PG_FUNCTION_ARGS) {
+  return distance_of_arguments(fcinfo, Metric::Euclidean);
+}
+extern "C" Datum simjoin_manhattan_distance(PG_FUNCTION_ARGS) {
+  return distance_of_arguments(fcinfo, Metric::Manhattan);
+}
+extern "C" Datum simjoin_chebyshev_distance(PG_FUNCTION_ARGS) {
+  return distance_of_arguments(fcinfo, Metric::Chebyshev);
+}

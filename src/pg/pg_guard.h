@@ -1,0 +1,87 @@
+// The boundary between PostgreSQL (errors are longjmps) and C++ (errors are exceptions).
+//
+//  - cpp_guard(f): run C++ code from a PostgreSQL entry point. An exception escaping f becomes
+//    ereport(ERROR) only after f's frames (and their destructors) are gone. A PostgreSQL error
+//    raised inside f through pg_call is re-thrown unchanged.
+//  - pg_call(f): run PostgreSQL code from inside C++. An ERROR raised by f is caught (PG_TRY),
+//    copied, and turned into a PgError exception, so that C++ destructors run; cpp_guard re-throws
+//    the original error once C++ is left.
+#pragma once
+
+extern "C" {
+#include "postgres.h"
+#include "utils/elog.h"
+}
+
+#include <cstring>
+#include <exception>
+#include <utility>
+
+namespace simjoin::pg {
+
+// A PostgreSQL error caught inside C++; owns an ErrorData copied into ErrorContext's parent.
+class PgError : public std::exception {
+ public:
+  explicit PgError(ErrorData* data) : data_(data) {}
+  ErrorData* data() const { return data_; }
+  const char* what() const noexcept override { return data_ && data_->message ? data_->message : "PostgreSQL error"; }
+ private:
+  ErrorData* data_;
+};
+
+// Runs f; PostgreSQL errors inside it become PgError. Only on the backend's own thread.
+template <typename F>
+auto pg_call(F&& f) -> decltype(f()) {
+  MemoryContext caller_context = CurrentMemoryContext;
+  ErrorData* volatile caught = nullptr;
+  if constexpr (std::is_void_v<decltype(f())>) {
+    PG_TRY();
+    { f(); }
+    PG_CATCH();
+    {
+      MemoryContextSwitchTo(caller_context);
+      caught = CopyErrorData();
+      FlushErrorState();
+    }
+    PG_END_TRY();
+    if (caught) throw PgError(caught);
+  } else {
+    decltype(f()) result{};
+    PG_TRY();
+    { result = f(); }
+    PG_CATCH();
+    {
+      MemoryContextSwitchTo(caller_context);
+      caught = CopyErrorData();
+      FlushErrorState();
+    }
+    PG_END_TRY();
+    if (caught) throw PgError(caught);
+    return result;
+  }
+}
+
+// Runs f (C++); on an exception reports it as a PostgreSQL ERROR after leaving every C++ frame.
+template <typename F>
+auto cpp_guard(F&& f) -> decltype(f()) {
+  ErrorData* pg_error = nullptr;
+  char message[1024];
+  message[0] = '\0';
+  try {
+    return f();
+  } catch (const PgError& e) {
+    pg_error = e.data();
+  } catch (const std::bad_alloc&) {
+    std::strncpy(message, "out of memory in the simjoin engine", sizeof message - 1);
+  } catch (const std::exception& e) {
+    std::strncpy(message, e.what(), sizeof message - 1);
+  } catch (...) {
+    std::strncpy(message, "unknown C++ exception", sizeof message - 1);
+  }
+  message[sizeof message - 1] = '\0';
+  if (pg_error) ReThrowError(pg_error);
+  ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("simjoin: %s", message)));
+  pg_unreachable();
+}
+
+}  // namespace simjoin::pg

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# The GPU backend's check on a machine with an NVIDIA GPU (the device tool's machine, or any CUDA
+# box): build, the engine's GoogleTest suite (every GPU test must pass, none may skip),
+# compute-sanitizer memcheck and racecheck on a reduced filter, then the issue-3 benchmarks.
+# Logs and summary.txt go to $OUT (default ./device-logs).
+#
+#   scripts/device_gpu_check.sh [build] [test] [bandwidth] [bench-quick] [bench] [sanitize]
+#                                                                   (no argument: all but bench)
+# GoogleTest: the system's, or built from a googletest source tree in $GTEST_SRC (default
+# .device-gtest: `cp -r /usr/src/googletest/googletest .device-gtest/` and carry it).
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/device-logs}
+BUILD=${BUILD:-build-dev}
+JOBS=${JOBS:-16}
+SUMMARY=$OUT/summary.txt
+mkdir -p "$OUT"
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(build test sanitize bandwidth bench-quick)
+wants() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+note() { echo "$*" | tee -a "$SUMMARY"; }
+failed=0
+
+setup_gtest() {
+  local src=${GTEST_SRC:-.device-gtest}
+  [ -d "$src/googletest/src" ] || return 0
+  local lib=/tmp/simjoin-gtest
+  mkdir -p "$lib"
+  g++ -std=c++17 -O2 -pthread -I"$src/googletest/include" -I"$src/googletest" \
+      -c "$src/googletest/src/gtest-all.cc" -o "$lib/gtest-all.o" &&
+    g++ -std=c++17 -O2 -pthread -I"$src/googletest/include" \
+      -c "$src/googletest/src/gtest_main.cc" -o "$lib/gtest_main.o" &&
+    ar rcs "$lib/libgtest.a" "$lib/gtest-all.o" && ar rcs "$lib/libgtest_main.a" "$lib/gtest_main.o"
+  export CPATH="$PWD/$src/googletest/include" LIBRARY_PATH="$lib"
+}
+
+if wants build; then
+  nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1
+  note "device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader)"
+  start=$SECONDS
+  setup_gtest
+  make -j"$JOBS" BUILD="$BUILD" "$BUILD/engine_tests" "$BUILD/simjoin_bench" > "$OUT/build.log" 2>&1
+  rc=$?
+  note "build: rc=$rc in $((SECONDS - start)) s"
+  [ $rc -eq 0 ] || { tail -30 "$OUT/build.log"; exit 1; }
+  cuobjdump --dump-resource-usage "$BUILD/cuda/grid_join_kernel.o" \
+    "$BUILD/cuda/brute_force_kernel.o" > "$OUT/resource-usage.txt" 2>&1
+fi
+
+# GoogleTest's summary of a log: passed, failed and skipped counts.
+gtest_counts() {
+  local passed failed skipped
+  passed=$(grep -oE '^\[  PASSED  \] [0-9]+' "$1" | grep -oE '[0-9]+$')
+  failed=$(grep -cE '^\[  FAILED  \] .*\.' "$1")
+  skipped=$(grep -cE '^\[  SKIPPED \] .*\.' "$1")
+  echo "passed=${passed:-0} failed=$failed skipped=$skipped"
+}
+
+if wants test; then
+  start=$SECONDS
+  timeout 420 "$BUILD/engine_tests" --gtest_filter='*Gpu*' > "$OUT/gpu-tests.log" 2>&1
+  rc=$?
+  note "gpu tests: rc=$rc $(gtest_counts "$OUT/gpu-tests.log") in $((SECONDS - start)) s"
+  grep -E '^\[  (FAILED|SKIPPED) \]' "$OUT/gpu-tests.log" | head -20
+  grep -qE '^\[  SKIPPED \] .*\.' "$OUT/gpu-tests.log" && rc=1
+  [ $rc -eq 0 ] || failed=1
+  start=$SECONDS
+  timeout 300 "$BUILD/engine_tests" --gtest_filter='-*Gpu*' > "$OUT/cpu-tests.log" 2>&1
+  note "other engine tests: rc=$? $(gtest_counts "$OUT/cpu-tests.log") in $((SECONDS - start)) s"
+fi
+
+if wants bandwidth; then
+  # The ceilings: device-to-device copy (bytes read + written) and device-to-host into pinned memory.
+  timeout 120 python3 - > "$OUT/bandwidth.log" 2>&1 <<'PY'
+import torch
+def timed(fn, reps):
+    fn(); torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps): fn()
+    stop.record(); torch.cuda.synchronize()
+    return start.elapsed_time(stop) / 1e3 / reps
+n = 1 << 31
+x = torch.empty(n, dtype=torch.uint8, device="cuda").random_(); y = torch.empty_like(x)
+print(f"device-to-device copy: {2 * n / timed(lambda: y.copy_(x), 20) / 1e9:.0f} GB/s (read + write)")
+h = torch.empty(n, dtype=torch.uint8, pin_memory=True)
+print(f"device-to-host, pinned: {n / timed(lambda: h.copy_(x, non_blocking=True), 5) / 1e9:.1f} GB/s")
+print(f"host-to-device, pinned: {n / timed(lambda: x.copy_(h, non_blocking=True), 5) / 1e9:.1f} GB/s")
+PY
+  while read -r line; do note "bandwidth: $line"; done < "$OUT/bandwidth.log"
+fi
+
+# One benchmark line per run into bench.log (the bench prints phases, pairs and pairs/s).
+bench() {
+  local limit=$1
+  shift
+  echo "+ simjoin_bench $*" >> "$OUT/bench.log"
+  timeout "$limit" "$BUILD/simjoin_bench" "$@" >> "$OUT/bench.log" 2>&1 ||
+    echo "(rc=$? after at most $limit s)" >> "$OUT/bench.log"
+}
+
+if wants bench-quick; then
+  bench 60 --data uniform --n 10000000 --dim 2 --eps 0.1427 --device gpu --algorithm grid --repeat 3
+  bench 60 --data exponential --n 2000000 --dim 32 --eps 0.05 --device gpu --algorithm grid --repeat 2
+fi
+
+if wants bench; then
+  u2=(--data uniform --n 10000000 --dim 2 --eps 0.1427)
+  bench 60 "${u2[@]}" --device gpu --algorithm grid --repeat 3
+  bench 60 "${u2[@]}" --device gpu --algorithm grid --unique --repeat 2
+  bench 150 "${u2[@]}" --device cpu --algorithm grid --threads 16
+  small2=(--data uniform --n 1000000 --dim 2 --eps 0.1427 --range 31.6228)
+  bench 60 "${small2[@]}" --device gpu --algorithm grid --repeat 2
+  bench 60 "${small2[@]}" --device gpu --algorithm brute
+  for eps in 0.05 0.08; do
+    e32=(--data exponential --n 2000000 --dim 32 --eps "$eps")
+    bench 60 "${e32[@]}" --device gpu --algorithm grid --repeat 2
+    bench 150 "${e32[@]}" --device cpu --algorithm grid --threads 16
+  done
+  bench 90 --data exponential --n 2000000 --dim 32 --eps 0.05 --device gpu --algorithm brute
+  u6=(--data uniform --n 2000000 --dim 6 --eps 10)
+  bench 60 "${u6[@]}" --device gpu --algorithm grid --repeat 2
+  bench 150 "${u6[@]}" --device cpu --algorithm grid --threads 16
+  bench 90 "${u6[@]}" --device gpu --algorithm brute
+fi
+if wants bench-quick || wants bench; then
+  grep -vE '^\+' "$OUT/bench.log" | sed 's/^/bench: /' | cut -c1-400 | tee -a "$SUMMARY" > /dev/null
+  cat "$OUT/bench.log"
+fi
+if wants sanitize; then
+  memcheck_filter='GpuAvailability.*:GpuEdgeCases.*:GpuStreaming.SinkStopping*:GpuRandomJoinForcedK.*'
+  memcheck_filter+=':Dims/GpuRandomJoin.*/d2_Euclidean_Blobs_*:Dims/GpuRandomJoin.*/d7_Chebyshev_*'
+  memcheck_filter+=':Dims/GpuRandomJoin.*/d32_Manhattan_Uniform_*'
+  start=$SECONDS
+  timeout 300 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+    "$BUILD/engine_tests" --gtest_filter="$memcheck_filter" > "$OUT/memcheck.log" 2>&1
+  rc=$?
+  note "memcheck: rc=$rc $(gtest_counts "$OUT/memcheck.log") $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1) in $((SECONDS - start)) s"
+  [ $rc -eq 0 ] || failed=1
+  racecheck_filter='GpuEdgeCases.NonFinite*:GpuEdgeCases.Lattice*:Dims/GpuRandomJoin.*/d3_*_Blobs_*'
+  start=$SECONDS
+  timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$BUILD/engine_tests" --gtest_filter="$racecheck_filter" > "$OUT/racecheck.log" 2>&1
+  rc=$?
+  note "racecheck: rc=$rc $(gtest_counts "$OUT/racecheck.log") $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1) in $((SECONDS - start)) s"
+  [ $rc -eq 0 ] || failed=1
+fi
+
+exit $failed

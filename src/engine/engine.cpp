@@ -1,0 +1,147 @@
+// run_join: validation, then dispatch to the GPU backend or the CPU grid / brute-force joins.
+#include "engine.h"
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include "brute_force.h"
+#include "cell_index.h"
+#include "distance.h"
+#include "gpu_backend.h"
+#include "grid_join.h"
+#include "grid_plan.h"
+#include "join_params.h"
+
+namespace simjoin {
+namespace {
+
+constexpr std::size_t kMaxPoints = 0xFFFFFFFFu;  // indexes are 32-bit
+// Device::Auto picks the GPU (when usable) from this many point pairs (n_left * n_right) on.
+constexpr double kGpuWorthPairs = 1e8;
+// Algorithm::Auto uses brute force up to this many point pairs: the grid's setup costs more.
+constexpr double kBruteForceMaxPairs = 16384.0;
+
+void validate(const PointSet& left, const PointSet* right) {
+  for (const PointSet* set : {&left, right}) {
+    if (!set) continue;
+    if (set->n > kMaxPoints) throw Error("simjoin: more than 2^32-1 points in one input");
+    if (set->n > 0 && set->dim > 0 && set->coords == nullptr) {
+      throw Error("simjoin: point set without coordinates");
+    }
+  }
+  if (right && left.n > 0 && right->n > 0 && left.dim != right->dim) {
+    throw Error("simjoin: the two inputs have different dimensions (" + std::to_string(left.dim) +
+                " and " + std::to_string(right->dim) + ")");
+  }
+}
+
+double pair_count(const PointSet& left, const PointSet* right) {
+  return static_cast<double>(left.n) * static_cast<double>(right ? right->n : left.n);
+}
+
+// Appends (name, seconds since the previous mark or construction) to the stats.
+class PhaseClock {
+ public:
+  explicit PhaseClock(JoinStats& stats) : stats_(stats), last_(std::chrono::steady_clock::now()) {}
+  void mark(const char* phase) {
+    const auto now = std::chrono::steady_clock::now();
+    stats_.phase_seconds.emplace_back(phase, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  JoinStats& stats_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+void add_pipeline_result(const PipelineResult& result, JoinStats& stats) {
+  stats.batches = result.batches;
+  stats.candidates = result.candidates;
+  stats.pairs = result.pairs;
+  stats.stopped = result.stopped;
+}
+
+JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                       PairSink& sink) {
+  if (spec.algorithm == Algorithm::Lss) throw Error("simjoin: LSS runs only on the GPU");
+  JoinStats stats;
+  stats.device = "cpu";
+  stats.algorithm = "none";
+  const bool nothing_matches = std::isnan(spec.eps) || spec.eps < 0.0;
+  if (nothing_matches || left.n == 0 || (right && right->n == 0)) return stats;
+
+  JoinParams params;
+  params.metric = spec.metric;
+  params.bound = accumulated_bound(spec.eps, spec.metric);
+  params.self_pairs = spec.self_pairs;
+  params.threads = resolve_thread_count(spec.threads);
+  params.batch_pairs = spec.batch_pairs;
+  PhaseClock clock(stats);
+
+  // The grid needs a finite eps and at least one dimension it can index (plan.k > 0).
+  std::optional<GridPlan> plan;
+  const bool grid_wanted =
+      spec.algorithm == Algorithm::Grid ||
+      (spec.algorithm == Algorithm::Auto && pair_count(left, right) > kBruteForceMaxPairs);
+  if (grid_wanted && std::isfinite(spec.eps)) {
+    plan = plan_grid(left, right, spec.eps, spec.metric, spec.indexed_dims);
+    clock.mark("plan");
+    if (plan->k == 0) plan.reset();
+  }
+  if (!plan) {
+    stats.algorithm = "brute-force";
+    add_pipeline_result(brute_force_join(left, right, params, sink), stats);
+    clock.mark("join");
+    return stats;
+  }
+
+  stats.algorithm = "grid";
+  stats.indexed_dims = plan->k;
+  const CellKeys keys(*plan);
+  const Grid grid{*plan, keys};
+  if (!right) {
+    const CellIndex index = build_cell_index(left, *plan, keys, params.threads);
+    clock.mark("index");
+    add_pipeline_result(grid_self_join(index, grid, params, sink), stats);
+  } else {
+    // Build on the smaller input, probe with the larger one.
+    const bool build_is_left = left.n <= right->n;
+    const CellIndex build =
+        build_cell_index(build_is_left ? left : *right, *plan, keys, params.threads);
+    const CellIndex probe =
+        build_cell_index(build_is_left ? *right : left, *plan, keys, params.threads);
+    clock.mark("index");
+    add_pipeline_result(grid_two_input_join(build, probe, build_is_left, grid, params, sink),
+                        stats);
+  }
+  clock.mark("join");
+  return stats;
+}
+
+bool gpu_chosen_for_auto(const PointSet& left, const PointSet* right, const JoinSpec& spec) {
+  if (spec.algorithm == Algorithm::Lss) return gpu::available(nullptr);  // GPU-only algorithm
+  if (!std::isfinite(spec.eps) || spec.eps < 0.0) return false;
+  return pair_count(left, right) >= kGpuWorthPairs && gpu::available(nullptr);
+}
+
+}  // namespace
+
+JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                   PairSink& sink) {
+  validate(left, right);
+  switch (spec.device) {
+    case Device::Gpu:
+      return gpu::run_join(left, right, spec, sink);
+    case Device::Auto:
+      if (gpu_chosen_for_auto(left, right, spec)) return gpu::run_join(left, right, spec, sink);
+      return run_cpu_join(left, right, spec, sink);
+    case Device::Cpu:
+    default:
+      return run_cpu_join(left, right, spec, sink);
+  }
+}
+
+bool gpu_available(std::string* why) { return gpu::available(why); }
+
+}  // namespace simjoin

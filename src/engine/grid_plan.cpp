@@ -1,0 +1,228 @@
+// plan_grid: REORDER by variance, the cell width and its rounding analysis, and the choice of k.
+#include "grid_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "finite_points.h"
+
+namespace simjoin {
+namespace {
+
+// Cell width rounding analysis. Let v(x) = fl(fl(x - origin) / w) be the value truncated by
+// grid_cell (x >= origin, so truncation is floor and v >= 0). Two roundings give
+// |v(x) - (x - origin) / w| <= 2.0001 u v with u = 2^-53, and v <= 2^30 (kMaxCellsPerDim), so the
+// error is below 2^-21 per point. Two points within eps by the contract of distance.h differ by at
+// most E = eps (1 + 3u) + 2e-162 in every dimension: each dimension's term is at most the
+// accumulated value, fl(a - b) is within u of a - b, the Euclidean bound t has sqrt(t) <= eps(1+u),
+// and a squared difference below ~2e-162 may underflow to 0 (the 2e-162). With
+// w >= max(eps (1 + kWidthMargin), kMinCellWidth), E / w <= 1 - 9e-6, so
+// |v(a) - v(b)| <= 1 - 9e-6 + 2^-20 < 1 and the cells differ by at most one.
+constexpr double kWidthMargin = 1e-5;
+constexpr double kMinCellWidth = 1e-150;
+constexpr double kMaxCellsPerDim = 1073741824.0;  // 2^30: keeps v small, see above
+constexpr double kMaxKeySpace = 4611686018427387904.0;  // 2^62: linear cell keys fit in 64 bits
+constexpr int kMaxChosenK = 6;
+constexpr std::size_t kMinSample = 4096;
+constexpr std::size_t kMaxSample = 200000;
+constexpr std::size_t kCostProbeSample = 256;
+constexpr std::size_t kCostBuildSample = 4096;
+constexpr double kLookupCost = 15.0;  // one stencil cell lookup, in units of a distance term
+
+struct Range {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+  double width() const { return hi - lo; }  // not finite: the dimension cannot be indexed
+};
+
+// Min and max per dimension over the finite points of both inputs.
+std::vector<Range> finite_ranges(const PointSet& left, const PointSet* right) {
+  std::vector<Range> ranges(left.dim);
+  auto scan = [&](const PointSet& set) {
+    for (std::size_t i = 0; i < set.n; ++i) {
+      const double* p = set.point(i);
+      if (!is_finite_point(p, set.dim)) continue;
+      for (std::size_t j = 0; j < set.dim; ++j) {
+        ranges[j].lo = std::min(ranges[j].lo, p[j]);
+        ranges[j].hi = std::max(ranges[j].hi, p[j]);
+      }
+    }
+  };
+  scan(left);
+  if (right) scan(*right);
+  return ranges;
+}
+
+// Deterministic, evenly spaced sample of `target` of the set's points, finite ones only.
+std::vector<const double*> sample_points(const PointSet& set, std::size_t target) {
+  std::vector<const double*> sample;
+  target = std::min(target, set.n);
+  sample.reserve(target);
+  for (std::size_t s = 0; s < target; ++s) {
+    const double* p = set.point(static_cast<std::size_t>(
+        static_cast<unsigned __int128>(s) * set.n / target));
+    if (is_finite_point(p, set.dim)) sample.push_back(p);
+  }
+  return sample;
+}
+
+std::size_t sample_size(std::size_t n) {
+  return std::min(kMaxSample, std::max(std::min(n, kMinSample), n / 100));
+}
+
+std::vector<double> sample_variances(const std::vector<const double*>& sample, std::size_t dim) {
+  std::vector<double> variance(dim, 0.0);
+  if (sample.empty()) return variance;
+  for (std::size_t j = 0; j < dim; ++j) {
+    double mean = 0.0;
+    for (const double* p : sample) mean += p[j];
+    mean /= static_cast<double>(sample.size());
+    double sum_sq = 0.0;
+    for (const double* p : sample) sum_sq += (p[j] - mean) * (p[j] - mean);
+    variance[j] = sum_sq / static_cast<double>(sample.size());
+  }
+  return variance;
+}
+
+// The cell width when the first k dimensions of `order` are indexed.
+double cell_width_for(double eps, const std::vector<Range>& ranges, const std::vector<int>& order,
+                      int k) {
+  double width = std::max(eps * (1.0 + kWidthMargin), kMinCellWidth);
+  for (int i = 0; i < k; ++i) width = std::max(width, ranges[order[i]].width() / kMaxCellsPerDim);
+  return width;
+}
+
+double cell_count(const Range& range, double width) {
+  return std::floor(range.width() / width) + 1.0;
+}
+
+// The largest k <= limit whose linear cell keys fit in 64 bits.
+int cap_k_for_key_space(double eps, const std::vector<Range>& ranges,
+                        const std::vector<int>& order, int limit) {
+  for (int k = limit; k > 0; --k) {
+    const double width = cell_width_for(eps, ranges, order, k);
+    double key_space = 1.0;
+    for (int i = 0; i < k; ++i) key_space *= cell_count(ranges[order[i]], width) + 1.0;
+    if (key_space <= kMaxKeySpace) return k;
+  }
+  return 0;
+}
+
+// Chooses k in [1, k_max] minimizing an estimated cost, measured on samples:
+//   cost(k) = candidates(k) * (1 + dim / 8) + probe_cells(k) * 3^k * kLookupCost
+// candidates(k): sampled probe x build point pairs whose cells are adjacent in the first k
+// dimensions, scaled to the full inputs; probe_cells(k): distinct cells of the probe sample,
+// scaled up to the probe input (at most one cell per point). One pass over the sample pairs
+// gives all k at once: a pair is a candidate for every k up to the length of the prefix of
+// dimensions in which its cells are adjacent.
+int choose_k(const PointSet& left, const PointSet* right, double eps,
+             const std::vector<Range>& ranges, const std::vector<int>& order, int k_max) {
+  if (k_max <= 1) return k_max;
+  const PointSet& build = right ? *right : left;
+  const std::vector<const double*> probe = sample_points(left, kCostProbeSample);
+  const std::vector<const double*> built = sample_points(build, kCostBuildSample);
+  if (probe.empty() || built.empty()) return 1;
+  const double width = cell_width_for(eps, ranges, order, k_max);
+
+  auto cells_of = [&](const std::vector<const double*>& points) {
+    std::vector<std::int64_t> cells(points.size() * k_max);
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      for (int i = 0; i < k_max; ++i) {
+        cells[p * k_max + i] = static_cast<std::int64_t>(
+            (points[p][order[i]] - ranges[order[i]].lo) / width);
+      }
+    }
+    return cells;
+  };
+  const std::vector<std::int64_t> probe_cells = cells_of(probe);
+  const std::vector<std::int64_t> build_cells = cells_of(built);
+
+  std::vector<double> adjacent_prefix(k_max + 1, 0.0);  // pairs by adjacent-prefix length
+  for (std::size_t p = 0; p < probe.size(); ++p) {
+    for (std::size_t b = 0; b < built.size(); ++b) {
+      int prefix = 0;
+      while (prefix < k_max && std::llabs(probe_cells[p * k_max + prefix] -
+                                          build_cells[b * k_max + prefix]) <= 1) {
+        ++prefix;
+      }
+      adjacent_prefix[prefix] += 1.0;
+    }
+  }
+
+  const double probe_n = static_cast<double>(left.n);
+  const double pair_scale = probe_n / static_cast<double>(probe.size()) *
+                            static_cast<double>(build.n) / static_cast<double>(built.size());
+  const double distance_cost = 1.0 + static_cast<double>(left.dim) / 8.0;
+  int best_k = 1;
+  double best_cost = std::numeric_limits<double>::infinity();
+  double candidates = 0.0;
+  for (int k = k_max; k >= 1; --k) candidates += adjacent_prefix[k];  // prefix >= 1
+  for (int k = 1; k <= k_max; ++k) {
+    std::vector<std::vector<std::int64_t>> distinct;
+    distinct.reserve(probe.size());
+    for (std::size_t p = 0; p < probe.size(); ++p) {
+      distinct.emplace_back(probe_cells.begin() + p * k_max, probe_cells.begin() + p * k_max + k);
+    }
+    std::sort(distinct.begin(), distinct.end());
+    const double cells_in_sample = static_cast<double>(
+        std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+    const double probe_cell_estimate =
+        std::min(probe_n, cells_in_sample * probe_n / static_cast<double>(probe.size()));
+    const double cost = candidates * pair_scale * distance_cost +
+                        probe_cell_estimate * std::pow(3.0, k) * kLookupCost;
+    if (cost < best_cost) {
+      best_cost = cost;
+      best_k = k;
+    }
+    candidates -= adjacent_prefix[k];  // pairs adjacent in exactly k dims drop out at k + 1
+  }
+  return best_k;
+}
+
+}  // namespace
+
+GridPlan plan_grid(const PointSet& left, const PointSet* right, double eps, Metric /*metric*/,
+                   int requested_k) {
+  if (!(eps >= 0.0) || std::isinf(eps)) throw Error("plan_grid needs a finite eps >= 0");
+  const std::size_t dim = left.dim;
+  const std::vector<Range> ranges = finite_ranges(left, right);
+
+  // REORDER: decreasing variance on a sample of both inputs; dimensions whose range overflows
+  // (cannot be gridded) go last and are never indexed.
+  std::vector<const double*> sample = sample_points(left, sample_size(left.n));
+  if (right) {
+    const std::vector<const double*> more = sample_points(*right, sample_size(right->n));
+    sample.insert(sample.end(), more.begin(), more.end());
+  }
+  std::vector<double> variance = sample_variances(sample, dim);
+  int indexable = 0;
+  for (std::size_t j = 0; j < dim; ++j) {
+    if (std::isfinite(ranges[j].width()) && std::isfinite(variance[j])) {
+      ++indexable;
+    } else {
+      variance[j] = -1.0;
+    }
+  }
+
+  GridPlan plan;
+  plan.order.resize(dim);
+  std::iota(plan.order.begin(), plan.order.end(), 0);
+  std::stable_sort(plan.order.begin(), plan.order.end(),
+                   [&](int a, int b) { return variance[a] > variance[b]; });
+
+  const int k_limit = requested_k > 0 ? std::min(requested_k, indexable)
+                                      : std::min(kMaxChosenK, indexable);
+  const int k_max = cap_k_for_key_space(eps, ranges, plan.order, k_limit);
+  plan.k = requested_k > 0 ? k_max : choose_k(left, right, eps, ranges, plan.order, k_max);
+  plan.cell_width = cell_width_for(eps, ranges, plan.order, plan.k);
+  for (int i = 0; i < plan.k; ++i) {
+    const Range& range = ranges[plan.order[i]];
+    plan.origin.push_back(range.lo);
+    plan.cells.push_back(grid_cell(plan, i, range.hi) + 1);
+  }
+  return plan;
+}
+
+}  // namespace simjoin

@@ -1,0 +1,46 @@
+// Helpers for the GPU backend tests: skip without a GPU, specs for Device::Gpu, tuning guard.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpu_backend.h"
+#include "gpu_tuning.h"
+#include "test_support.h"
+
+namespace simjoin::testing {
+
+// Every GPU test starts with this: CI and the development machine have no GPU.
+#define SKIP_WITHOUT_GPU()                                                      \
+  do {                                                                          \
+    std::string skip_reason_;                                                   \
+    if (!::simjoin::gpu::available(&skip_reason_))                              \
+      GTEST_SKIP() << "no usable GPU (" << skip_reason_ << ")";                 \
+  } while (0)
+
+inline JoinSpec gpu_spec(double eps, Metric metric = Metric::Euclidean,
+                         SelfPairs self_pairs = SelfPairs::All,
+                         Algorithm algorithm = Algorithm::Grid) {
+  JoinSpec spec = cpu_spec(eps, metric, self_pairs);
+  spec.device = Device::Gpu;
+  spec.algorithm = algorithm;
+  return spec;
+}
+
+// Sets the GPU backend's tuning for one scope (small batches force many of them).
+class ScopedGpuTuning {
+ public:
+  ScopedGpuTuning(std::size_t device_batch_pairs, int streams) : saved_(gpu::tuning()) {
+    gpu::tuning().device_batch_pairs = device_batch_pairs;
+    gpu::tuning().streams = streams;
+  }
+  ~ScopedGpuTuning() { gpu::tuning() = saved_; }
+  ScopedGpuTuning(const ScopedGpuTuning&) = delete;
+  ScopedGpuTuning& operator=(const ScopedGpuTuning&) = delete;
+
+ private:
+  gpu::Tuning saved_;
+};
+
+}  // namespace simjoin::testing

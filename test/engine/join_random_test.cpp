@@ -1,0 +1,82 @@
+// Randomized joins against the oracle: dimensions 1..128, uniform and clustered data, all metrics,
+// self-joins (All, Unique) and two inputs with either side bigger.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+
+#include "join_scenarios.h"
+#include "test_support.h"
+
+namespace simjoin {
+namespace {
+
+using namespace simjoin::testing;
+
+enum class Shape { SelfAll, SelfUnique, LeftBigger, RightBigger };
+enum class Data { Uniform, Blobs };
+
+Points make(Data data, std::size_t n, std::size_t dim, unsigned seed) {
+  return data == Data::Uniform ? uniform_points(n, dim, 0.0, 1.0, seed)
+                               : blob_points(n, dim, 5, 0.5, seed);
+}
+
+class RandomJoin : public ::testing::TestWithParam<std::tuple<int, Metric, Data, Shape>> {};
+
+TEST_P(RandomJoin, MatchesOracle) {
+  const auto [dim, metric, data, shape] = GetParam();
+  const unsigned seed = static_cast<unsigned>(dim * 31 + static_cast<int>(metric) * 7 +
+                                              static_cast<int>(data) * 3 + static_cast<int>(shape));
+  const Points left = make(data, shape == Shape::RightBigger ? 150 : 400, dim, seed);
+  const Points right = make(data, shape == Shape::LeftBigger ? 170 : 420, dim, seed + 100);
+  const bool self = shape == Shape::SelfAll || shape == Shape::SelfUnique;
+  JoinSpec spec = cpu_spec(eps_from_sample(left, metric), metric,
+                           shape == Shape::SelfUnique ? SelfPairs::Unique : SelfPairs::All);
+  spec.algorithm = Algorithm::Grid;
+  spec.threads = 1 + seed % 4;
+  spec.batch_pairs = seed % 3 == 0 ? 7 : 1000;
+  const JoinStats stats = expect_matches_oracle(left, self ? nullptr : &right, spec);
+  EXPECT_EQ(stats.algorithm, "grid");
+  EXPECT_GE(stats.indexed_dims, 1);
+  EXPECT_FALSE(stats.stopped);
+}
+
+std::string name_of(const ::testing::TestParamInfo<RandomJoin::ParamType>& info) {
+  const char* metrics[] = {"Euclidean", "Manhattan", "Chebyshev"};
+  const char* data[] = {"Uniform", "Blobs"};
+  const char* shapes[] = {"SelfAll", "SelfUnique", "LeftBigger", "RightBigger"};
+  return "d" + std::to_string(std::get<0>(info.param)) + "_" +
+         metrics[static_cast<int>(std::get<1>(info.param))] + "_" +
+         data[static_cast<int>(std::get<2>(info.param))] + "_" +
+         shapes[static_cast<int>(std::get<3>(info.param))];
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Dims, RandomJoin,
+    ::testing::Combine(::testing::Values(1, 2, 3, 6, 16, 32, 64, 128),
+                       ::testing::Values(Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev),
+                       ::testing::Values(Data::Uniform, Data::Blobs),
+                       ::testing::Values(Shape::SelfAll, Shape::SelfUnique, Shape::LeftBigger,
+                                         Shape::RightBigger)),
+    name_of);
+
+// Every forced k on a 6-D set, with 1 and 4 threads.
+TEST(RandomJoinForcedK, EveryKMatchesOracle) {
+  const Points points = blob_points(600, 6, 4, 1.0, 77);
+  const Points other = uniform_points(300, 6, 0.0, 100.0, 78);
+  for (int k = 1; k <= 6; ++k) {
+    for (int threads : {1, 4}) {
+      JoinSpec spec = cpu_spec(1.5, Metric::Euclidean, SelfPairs::Unique);
+      spec.algorithm = Algorithm::Grid;
+      spec.indexed_dims = k;
+      spec.threads = threads;
+      EXPECT_EQ(expect_matches_oracle(points, nullptr, spec).indexed_dims, k);
+      spec.eps = 20.0;
+      expect_matches_oracle(points, &other, spec);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace simjoin

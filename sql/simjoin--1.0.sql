@@ -3,28 +3,35 @@
 -- schema-qualified, so a hostile search_path cannot redirect anything.
 \echo Use "CREATE EXTENSION simjoin" to load this file. \quit
 
+-- Planner support for the distance functions. It does nothing but its first call loads the
+-- library while a query using the distances is planned, so that the SimilarityJoin custom scan's
+-- planner hook is in place without shared_preload_libraries.
+CREATE FUNCTION @extschema@.simjoin_planner_support(pg_catalog.internal)
+RETURNS pg_catalog.internal AS 'MODULE_PATHNAME', 'simjoin_planner_support'
+LANGUAGE C STRICT;
+
 -- Distances between vectors stored as real[] or float8[] (one-dimensional, no NULL elements,
 -- equal lengths). Computed in double precision, dimensions summed in order: the same definition
 -- the join engines use, so a plain SQL join and similarity_join() agree exactly.
 CREATE FUNCTION @extschema@.euclidean_distance(pg_catalog.float8[], pg_catalog.float8[])
 RETURNS pg_catalog.float8 AS 'MODULE_PATHNAME', 'simjoin_euclidean_distance'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.simjoin_planner_support;
 CREATE FUNCTION @extschema@.manhattan_distance(pg_catalog.float8[], pg_catalog.float8[])
 RETURNS pg_catalog.float8 AS 'MODULE_PATHNAME', 'simjoin_manhattan_distance'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.simjoin_planner_support;
 CREATE FUNCTION @extschema@.chebyshev_distance(pg_catalog.float8[], pg_catalog.float8[])
 RETURNS pg_catalog.float8 AS 'MODULE_PATHNAME', 'simjoin_chebyshev_distance'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.simjoin_planner_support;
 
 CREATE FUNCTION @extschema@.euclidean_distance(pg_catalog.float4[], pg_catalog.float4[])
 RETURNS pg_catalog.float8 AS 'MODULE_PATHNAME', 'simjoin_euclidean_distance'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.simjoin_planner_support;
 CREATE FUNCTION @extschema@.manhattan_distance(pg_catalog.float4[], pg_catalog.float4[])
 RETURNS pg_catalog.float8 AS 'MODULE_PATHNAME', 'simjoin_manhattan_distance'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.simjoin_planner_support;
 CREATE FUNCTION @extschema@.chebyshev_distance(pg_catalog.float4[], pg_catalog.float4[])
 RETURNS pg_catalog.float8 AS 'MODULE_PATHNAME', 'simjoin_chebyshev_distance'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.simjoin_planner_support;
 
 -- Operators, after the cube extension's convention: <-> Euclidean, <#> taxicab, <=> Chebyshev.
 CREATE OPERATOR @extschema@.<-> (LEFTARG = pg_catalog.float8[], RIGHTARG = pg_catalog.float8[],

@@ -7,6 +7,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(simjoin_euclidean_distance);
 PG_FUNCTION_INFO_V1(simjoin_manhattan_distance);
 PG_FUNCTION_INFO_V1(simjoin_chebyshev_distance);
+PG_FUNCTION_INFO_V1(simjoin_planner_support);
 }
 
 #include "distance.h"
@@ -46,3 +47,6 @@ extern "C" Datum simjoin_manhattan_distance(PG_FUNCTION_ARGS) {
 extern "C" Datum simjoin_chebyshev_distance(PG_FUNCTION_ARGS) {
   return distance_of_arguments(fcinfo, Metric::Chebyshev);
 }
+
+// Answers no planner request; being called is its purpose (see simjoin--1.0.sql).
+extern "C" Datum simjoin_planner_support(PG_FUNCTION_ARGS) { PG_RETURN_POINTER(nullptr); }

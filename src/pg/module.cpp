@@ -4,6 +4,7 @@
 extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
+#include "utils/guc.h"
 
 PG_MODULE_MAGIC;
 
@@ -16,4 +17,5 @@ PGDLLEXPORT void _PG_init(void);
 extern "C" void _PG_init(void) {
   simjoin::pg::define_settings();
   simjoin::pg::custom_scan_init();
+  MarkGUCPrefixReserved("simjoin");  // after every simjoin.* setting is defined
 }

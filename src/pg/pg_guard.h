@@ -80,7 +80,8 @@ auto cpp_guard(F&& f) -> decltype(f()) {
   }
   message[sizeof message - 1] = '\0';
   if (pg_error) ReThrowError(pg_error);
-  ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("simjoin: %s", message)));
+  const bool prefixed = std::strncmp(message, "simjoin:", 8) == 0;
+  ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("%s%s", prefixed ? "" : "simjoin: ", message)));
   pg_unreachable();
 }
 

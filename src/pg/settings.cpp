@@ -54,7 +54,6 @@ void define_settings() {
       "Include the device name and timings in simjoin's NOTICE and EXPLAIN output.",
       "Turned off by the regression tests so that their output is the same on every machine.",
       &explain_details_setting, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
-  MarkGUCPrefixReserved("simjoin");
 }
 
 JoinSpec spec_from_settings(double eps, Metric metric) {

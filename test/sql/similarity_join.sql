@@ -1,5 +1,6 @@
 -- similarity_join() on real data (GeoNames places in Switzerland), compared with PostgreSQL's
 -- own evaluation of the same predicate: the two must give exactly the same rows.
+SET simjoin.enable_customscan = off;  -- the plain joins below are PostgreSQL's own plans
 CREATE TABLE places (geonameid bigint PRIMARY KEY, name text, country text,
                      latitude float8, longitude float8, elevation_m int, population bigint);
 \copy places FROM 'test/data/places_ch.csv' WITH (FORMAT csv, HEADER)

@@ -1,0 +1,360 @@
+// The SimilarityJoin custom scan provider (issue 4): the join path hook, costing and the plan.
+//
+// For an inner join whose restriction list holds  dist(x, y) <= c  (or < c, c >= dist, c > dist,
+// or PostGIS ST_DWithin(x, y, c)), x from one input and y from the other, c free of Vars, the
+// hook offers a CustomPath "SimilarityJoin" next to PostgreSQL's own paths, costed from a sampled
+// estimate of the result size. The plan keeps every clause of the join in its qual: the executor
+// (custom_scan_exec.cpp) produces a superset of candidate pairs with the engine and rechecks each
+// with those clauses, so the rows are exactly those of PostgreSQL's own plans.
+#include "custom_scan.h"
+
+#include "custom_scan_internal.h"
+#include "pg_guard.h"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+}
+
+#include <cmath>
+#include <utility>
+
+namespace simjoin::pg::cs {
+
+bool enable_customscan = true;
+double startup_cost_setting = 100.0;
+double row_cost_setting = 0.02;
+double pair_cost_setting = 0.005;
+int sample_rows_setting = 2000;
+
+namespace {
+
+set_join_pathlist_hook_type prev_join_pathlist_hook = nullptr;
+
+Plan* plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path, List* tlist,
+                       List* clauses, List* custom_plans);
+
+CustomPathMethods path_methods = {
+    "SimilarityJoin",
+    plan_custom_path,
+    nullptr,
+};
+
+// A float comparison operator of pg_catalog: returns +1 for < and <= (distance on the left), -1
+// for > and >= (distance on the right), 0 otherwise.
+int comparison_direction(Oid opno) {
+  HeapTuple tuple = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+  if (!HeapTupleIsValid(tuple)) return 0;
+  const Form_pg_operator op = reinterpret_cast<Form_pg_operator>(GETSTRUCT(tuple));
+  int direction = 0;
+  const bool float_args = (op->oprleft == FLOAT8OID || op->oprleft == FLOAT4OID) &&
+                          (op->oprright == FLOAT8OID || op->oprright == FLOAT4OID);
+  if (op->oprnamespace == PG_CATALOG_NAMESPACE && float_args && op->oprresult == BOOLOID) {
+    const char* name = NameStr(op->oprname);
+    if (strcmp(name, "<") == 0 || strcmp(name, "<=") == 0)
+      direction = 1;
+    else if (strcmp(name, ">") == 0 || strcmp(name, ">=") == 0)
+      direction = -1;
+  }
+  ReleaseSysCache(tuple);
+  return direction;
+}
+
+// A bound expression: no Vars of this query level, nothing volatile, no sub-selects.
+bool is_bound_expression(Node* node) {
+  return node != nullptr && !contain_var_clause(node) && !contain_volatile_functions(node) &&
+         !contain_subplans(node) && !contain_agg_clause(node) && !contain_window_function(node);
+}
+
+// A key expression of one input: Vars of that input only, nothing volatile.
+bool is_key_of(PlannerInfo* root, Node* key, Relids side) {
+  Relids relids = pull_varnos(root, key);
+  return !bms_is_empty(relids) && bms_is_subset(relids, side) &&
+         !contain_volatile_functions(key) && !contain_subplans(key);
+}
+
+struct Match {
+  FormInfo form;
+  Expr* outer_key;
+  Expr* inner_key;
+  Expr* eps;
+};
+
+// Whether `call` (function funcid on args) is a recognized distance between the two inputs.
+bool match_distance_call(PlannerInfo* root, Oid funcid, List* args, RelOptInfo* outerrel,
+                         RelOptInfo* innerrel, bool want_dwithin, Match* m) {
+  FormInfo form;
+  if (!lookup_distance_function(funcid, &form) || form.dwithin != want_dwithin) return false;
+  if (list_length(args) != (want_dwithin ? 3 : 2)) return false;
+  if (!func_strict(funcid)) return false;
+  Node* x = static_cast<Node*>(linitial(args));
+  Node* y = static_cast<Node*>(lsecond(args));
+  if (is_key_of(root, x, outerrel->relids) && is_key_of(root, y, innerrel->relids)) {
+    m->outer_key = reinterpret_cast<Expr*>(x);
+    m->inner_key = reinterpret_cast<Expr*>(y);
+  } else if (is_key_of(root, y, outerrel->relids) && is_key_of(root, x, innerrel->relids)) {
+    m->outer_key = reinterpret_cast<Expr*>(y);
+    m->inner_key = reinterpret_cast<Expr*>(x);
+  } else {
+    return false;
+  }
+  m->form = form;
+  return true;
+}
+
+bool match_distance_expr(PlannerInfo* root, Node* node, RelOptInfo* outerrel,
+                         RelOptInfo* innerrel, Match* m) {
+  if (IsA(node, OpExpr)) {
+    OpExpr* op = reinterpret_cast<OpExpr*>(node);
+    return match_distance_call(root, get_opcode(op->opno), op->args, outerrel, innerrel, false,
+                               m);
+  }
+  if (IsA(node, FuncExpr)) {
+    FuncExpr* fn = reinterpret_cast<FuncExpr*>(node);
+    return match_distance_call(root, fn->funcid, fn->args, outerrel, innerrel, false, m);
+  }
+  return false;
+}
+
+bool match_clause(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* outerrel,
+                  RelOptInfo* innerrel, Match* m) {
+  if (rinfo->pseudoconstant) return false;
+  Node* clause = reinterpret_cast<Node*>(rinfo->clause);
+  if (IsA(clause, OpExpr)) {
+    OpExpr* op = reinterpret_cast<OpExpr*>(clause);
+    if (list_length(op->args) != 2) return false;
+    const int direction = comparison_direction(op->opno);
+    if (direction == 0) return false;
+    Node* dist = static_cast<Node*>(direction > 0 ? linitial(op->args) : lsecond(op->args));
+    Node* bound = static_cast<Node*>(direction > 0 ? lsecond(op->args) : linitial(op->args));
+    if (!is_bound_expression(bound)) return false;
+    if (!match_distance_expr(root, dist, outerrel, innerrel, m)) return false;
+    m->eps = reinterpret_cast<Expr*>(bound);
+    return true;
+  }
+  if (IsA(clause, FuncExpr)) {
+    FuncExpr* fn = reinterpret_cast<FuncExpr*>(clause);
+    if (fn->funcresulttype != BOOLOID) return false;
+    if (!match_distance_call(root, fn->funcid, fn->args, outerrel, innerrel, true, m))
+      return false;
+    Node* bound = static_cast<Node*>(lthird(fn->args));
+    if (!is_bound_expression(bound)) return false;
+    m->eps = reinterpret_cast<Expr*>(bound);
+    return true;
+  }
+  return false;
+}
+
+// The eps value known at planning time (a Const, or a Param with a bound value in a custom plan).
+bool planning_eps(PlannerInfo* root, Expr* eps, double* value, bool* is_null) {
+  Node* folded = estimate_expression_value(root, reinterpret_cast<Node*>(eps));
+  if (!IsA(folded, Const)) return false;
+  Const* c = reinterpret_cast<Const*>(folded);
+  *is_null = c->constisnull;
+  if (c->constisnull) return true;
+  if (c->consttype == FLOAT8OID)
+    *value = DatumGetFloat8(c->constvalue);
+  else if (c->consttype == FLOAT4OID)
+    *value = DatumGetFloat4(c->constvalue);
+  else
+    return false;
+  return true;
+}
+
+void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                              RelOptInfo* innerrel, JoinPathExtraData* extra) {
+  Path* outer_path = outerrel->cheapest_total_path;
+  Path* inner_path = innerrel->cheapest_total_path;
+  if (!outer_path || !inner_path) return;
+  if (PATH_REQ_OUTER(outer_path) || PATH_REQ_OUTER(inner_path)) return;
+  if (!bms_is_empty(joinrel->lateral_relids)) return;
+
+  Match match;
+  bool found = false;
+  ListCell* lc;
+  foreach (lc, extra->restrictlist) {
+    RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
+    if (match_clause(root, rinfo, outerrel, innerrel, &match)) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) return;
+
+  // Result size: sampled where possible; else a selective join is assumed (similarity joins
+  // usually are), capped by PostgreSQL's own estimate.
+  double eps = 0;
+  bool eps_null = false;
+  double pairs = -1;
+  if (planning_eps(root, match.eps, &eps, &eps_null)) {
+    if (eps_null) {
+      pairs = 0;
+    } else if (!estimate_pairs(root, outerrel, match.outer_key, innerrel, match.inner_key,
+                               match.form, eps, &pairs)) {
+      pairs = -1;
+    }
+  }
+  if (pairs < 0)
+    pairs = Min(joinrel->rows, 10.0 * Max(outer_path->rows, inner_path->rows));
+
+  QualCost qual_cost;
+  cost_qual_eval(&qual_cost, extra->restrictlist, root);
+  const double candidates = pairs * 1.2 + 1;
+  const double rows_o = outer_path->rows, rows_i = inner_path->rows;
+  const double per_row = cpu_tuple_cost + row_cost_setting;
+
+  Cost startup = inner_path->total_cost + outer_path->startup_cost + startup_cost_setting +
+                 rows_i * per_row + qual_cost.startup;
+  Cost run = (outer_path->total_cost - outer_path->startup_cost) + rows_o * per_row +
+             candidates * (pair_cost_setting + qual_cost.per_tuple) +
+             pairs * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
+
+  CustomPath* cpath = makeNode(CustomPath);
+  cpath->path.pathtype = T_CustomScan;
+  cpath->path.parent = joinrel;
+  cpath->path.pathtarget = joinrel->reltarget;
+  cpath->path.param_info = nullptr;
+  cpath->path.parallel_aware = false;
+  cpath->path.parallel_safe = false;
+  cpath->path.parallel_workers = 0;
+  cpath->path.rows = joinrel->rows;
+  cpath->path.startup_cost = startup;
+  cpath->path.total_cost = startup + run;
+  cpath->path.pathkeys = NIL;
+  cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+  cpath->custom_paths = list_make2(outer_path, inner_path);
+  List* form = list_make5(makeInteger(match.form.kind),
+                          makeInteger(static_cast<int>(match.form.metric)),
+                          makeInteger(match.form.cosine), makeInteger(match.form.dwithin),
+                          makeInteger(match.form.float32));
+  cpath->custom_private =
+      list_make3(extra->restrictlist, list_make3(match.outer_key, match.inner_key, match.eps),
+                 form);
+  cpath->methods = &path_methods;
+  add_path(joinrel, &cpath->path);
+}
+
+void join_pathlist_hook(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                        RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra) {
+  if (prev_join_pathlist_hook)
+    prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
+  if (!enable_customscan || jointype != JOIN_INNER) return;
+  cpp_guard([&] { add_similarity_join_path(root, joinrel, outerrel, innerrel, extra); });
+}
+
+Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* custom_plans) {
+  List* restrictlist = static_cast<List*>(linitial(best_path->custom_private));
+  List* exprs = static_cast<List*>(lsecond(best_path->custom_private));
+  List* form = static_cast<List*>(lthird(best_path->custom_private));
+  Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
+  Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
+
+  CustomScan* cscan = makeNode(CustomScan);
+  cscan->scan.plan.targetlist = tlist;
+  // Every clause of the join is rechecked on each candidate pair, in cost order.
+  // (order_qual_clauses is static in createplan.c: a stable sort by per-tuple cost here.)
+  const int nquals = list_length(restrictlist);
+  struct Item {
+    Expr* clause;
+    Cost cost;
+  };
+  Item* items = static_cast<Item*>(palloc(sizeof(Item) * Max(nquals, 1)));
+  int n = 0;
+  ListCell* lc;
+  foreach (lc, restrictlist) {
+    RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
+    QualCost cost;
+    cost_qual_eval_node(&cost, reinterpret_cast<Node*>(rinfo->clause), root);
+    items[n++] = Item{rinfo->clause, cost.per_tuple};
+  }
+  for (int i = 1; i < n; ++i)  // insertion sort: stable, and lists are short
+    for (int j = i; j > 0 && items[j].cost < items[j - 1].cost; --j) std::swap(items[j], items[j - 1]);
+  List* quals = NIL;
+  for (int i = 0; i < n; ++i) quals = lappend(quals, items[i].clause);
+  cscan->scan.plan.qual = quals;
+  cscan->scan.scanrelid = 0;
+  cscan->flags = best_path->flags;
+  cscan->custom_plans = custom_plans;
+  cscan->custom_exprs = static_cast<List*>(copyObjectImpl(exprs));
+
+  // The scan tuple is the outer child's columns followed by the inner child's.
+  List* scan_tlist = NIL;
+  AttrNumber resno = 1;
+  foreach (lc, outer_plan->targetlist) {
+    TargetEntry* tle = lfirst_node(TargetEntry, lc);
+    scan_tlist = lappend(scan_tlist, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(tle->expr)),
+                                                     resno++, nullptr, false));
+  }
+  const int outer_columns = resno - 1;
+  foreach (lc, inner_plan->targetlist) {
+    TargetEntry* tle = lfirst_node(TargetEntry, lc);
+    scan_tlist = lappend(scan_tlist, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(tle->expr)),
+                                                     resno++, nullptr, false));
+  }
+  cscan->custom_scan_tlist = scan_tlist;
+  List* priv = static_cast<List*>(copyObjectImpl(form));
+  priv = lappend(priv, makeInteger(outer_columns));
+  cscan->custom_private = priv;
+  cscan->methods = &scan_methods;
+  return &cscan->scan.plan;
+}
+
+Plan* plan_custom_path(PlannerInfo* root, RelOptInfo*, CustomPath* best_path, List* tlist,
+                       List*, List* custom_plans) {
+  return cpp_guard([&] { return build_plan(root, best_path, tlist, custom_plans); });
+}
+
+}  // namespace
+
+}  // namespace simjoin::pg::cs
+
+namespace simjoin::pg {
+
+void custom_scan_init() {
+  using namespace cs;
+  DefineCustomBoolVariable("simjoin.enable_customscan",
+                           "Lets the planner use the SimilarityJoin custom scan for joins on a "
+                           "distance within a bound.",
+                           nullptr, &enable_customscan, true, PGC_USERSET, 0, nullptr, nullptr,
+                           nullptr);
+  DefineCustomRealVariable("simjoin.customscan_startup_cost",
+                           "Planner's fixed cost of starting a SimilarityJoin custom scan.",
+                           nullptr, &startup_cost_setting, 100.0, 0.0, 1e10, PGC_USERSET, 0,
+                           nullptr, nullptr, nullptr);
+  DefineCustomRealVariable("simjoin.customscan_row_cost",
+                           "Planner's cost of reading one input row's vector into the engine.",
+                           nullptr, &row_cost_setting, 0.02, 0.0, 1e10, PGC_USERSET, 0, nullptr,
+                           nullptr, nullptr);
+  DefineCustomRealVariable("simjoin.customscan_pair_cost",
+                           "Planner's cost of one candidate pair found by the engine (before the "
+                           "recheck of the join clauses).",
+                           nullptr, &pair_cost_setting, 0.005, 0.0, 1e10, PGC_USERSET, 0,
+                           nullptr, nullptr, nullptr);
+  DefineCustomIntVariable("simjoin.customscan_sample_rows",
+                          "Rows sampled from each input to estimate a similarity join's size "
+                          "(0: no sampling).",
+                          nullptr, &sample_rows_setting, 2000, 0, 100000, PGC_USERSET, 0,
+                          nullptr, nullptr, nullptr);
+  init_exec_methods();
+  RegisterCustomScanMethods(&scan_methods);
+  register_form_invalidation();
+  prev_join_pathlist_hook = set_join_pathlist_hook;
+  set_join_pathlist_hook = join_pathlist_hook;
+}
+
+}  // namespace simjoin::pg

@@ -1,0 +1,417 @@
+// The distance forms the SimilarityJoin custom scan recognizes, found by name and type in the
+// catalogs (never by fixed OIDs), and the readers of their key values.
+#include "custom_scan_internal.h"
+
+extern "C" {
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "nodes/makefuncs.h"
+#include "nodes/value.h"
+#include "parser/parse_func.h"
+#include "utils/array.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/geo_decls.h"
+}
+
+#include <cmath>
+#include <cstring>
+
+namespace simjoin::pg::cs {
+
+namespace {
+
+struct FormEntry {
+  Oid funcid;
+  FormInfo form;
+};
+
+constexpr int kMaxForms = 64;
+FormEntry forms[kMaxForms];
+int form_count = 0;
+bool forms_valid = false;
+
+void add_form(Oid funcid, KeyKind kind, Metric metric, bool cosine = false, bool dwithin = false,
+              bool float32 = false) {
+  if (!OidIsValid(funcid) || form_count >= kMaxForms) return;
+  for (int i = 0; i < form_count; ++i)
+    if (forms[i].funcid == funcid) return;
+  forms[form_count++] = FormEntry{funcid, FormInfo{kind, metric, cosine, dwithin, float32}};
+}
+
+// pg_extension.extnamespace of an installed extension (get_extension_schema is static in 15).
+Oid extension_schema(const char* name) {
+  const Oid ext = get_extension_oid(name, true);
+  if (!OidIsValid(ext)) return InvalidOid;
+  Oid result = InvalidOid;
+  Relation rel = table_open(ExtensionRelationId, AccessShareLock);
+  ScanKeyData key;
+  ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+              ObjectIdGetDatum(ext));
+  SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, nullptr, 1, &key);
+  HeapTuple tuple = systable_getnext(scan);
+  if (HeapTupleIsValid(tuple))
+    result = reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple))->extnamespace;
+  systable_endscan(scan);
+  table_close(rel, AccessShareLock);
+  return result;
+}
+
+Oid type_in(Oid nsp, const char* name) {
+  return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum(name),
+                         ObjectIdGetDatum(nsp));
+}
+
+List* qualified(const char* nspname, const char* name) {
+  return list_make2(makeString(pstrdup(nspname)), makeString(pstrdup(name)));
+}
+
+Oid operator_function(const char* nspname, const char* op, Oid left, Oid right) {
+  const Oid opno = OpernameGetOprid(qualified(nspname, op), left, right);
+  return OidIsValid(opno) ? get_opcode(opno) : InvalidOid;
+}
+
+Oid function_oid(const char* nspname, const char* name, int nargs, const Oid* args) {
+  return LookupFuncName(qualified(nspname, name), nargs, args, true);
+}
+
+// Adds the operator and the function of one metric for one argument type.
+void add_pair(const char* nspname, Oid type, const char* op, const char* fname, KeyKind kind,
+              Metric metric, bool cosine = false, bool float32 = false) {
+  const Oid args[2] = {type, type};
+  add_form(operator_function(nspname, op, type, type), kind, metric, cosine, false, float32);
+  if (fname) add_form(function_oid(nspname, fname, 2, args), kind, metric, cosine, false, float32);
+}
+
+void build_forms() {
+  form_count = 0;
+  // simjoin's own operators and functions on real[] and float8[].
+  Oid nsp = extension_schema("simjoin");
+  if (OidIsValid(nsp)) {
+    const char* nspname = get_namespace_name(nsp);
+    for (Oid type : {FLOAT8ARRAYOID, FLOAT4ARRAYOID}) {
+      add_pair(nspname, type, "<->", "euclidean_distance", KEY_FLOAT_ARRAY, Metric::Euclidean);
+      add_pair(nspname, type, "<#>", "manhattan_distance", KEY_FLOAT_ARRAY, Metric::Manhattan);
+      add_pair(nspname, type, "<=>", "chebyshev_distance", KEY_FLOAT_ARRAY, Metric::Chebyshev);
+    }
+  }
+  // contrib cube.
+  nsp = extension_schema("cube");
+  if (OidIsValid(nsp)) {
+    const Oid cube = type_in(nsp, "cube");
+    const char* nspname = get_namespace_name(nsp);
+    if (OidIsValid(cube)) {
+      add_pair(nspname, cube, "<->", "cube_distance", KEY_CUBE, Metric::Euclidean);
+      add_pair(nspname, cube, "<#>", "distance_taxicab", KEY_CUBE, Metric::Manhattan);
+      add_pair(nspname, cube, "<=>", "distance_chebyshev", KEY_CUBE, Metric::Chebyshev);
+    }
+  }
+  // built-in point <-> point.
+  add_pair("pg_catalog", POINTOID, "<->", "point_distance", KEY_POINT, Metric::Euclidean);
+  // pgvector.
+  nsp = extension_schema("vector");
+  if (OidIsValid(nsp)) {
+    const Oid vec = type_in(nsp, "vector");
+    const char* nspname = get_namespace_name(nsp);
+    if (OidIsValid(vec)) {
+      add_pair(nspname, vec, "<->", "l2_distance", KEY_PGVECTOR, Metric::Euclidean, false, true);
+      add_pair(nspname, vec, "<+>", "l1_distance", KEY_PGVECTOR, Metric::Manhattan, false, true);
+      add_pair(nspname, vec, "<=>", "cosine_distance", KEY_PGVECTOR, Metric::Euclidean, true,
+               true);
+    }
+  }
+  // PostGIS ST_DWithin(geometry, geometry, float8).
+  nsp = extension_schema("postgis");
+  if (OidIsValid(nsp)) {
+    const Oid geom = type_in(nsp, "geometry");
+    if (OidIsValid(geom)) {
+      const Oid args[3] = {geom, geom, FLOAT8OID};
+      add_form(function_oid(get_namespace_name(nsp), "st_dwithin", 3, args), KEY_GEOMETRY,
+               Metric::Euclidean, false, true, false);
+    }
+  }
+  forms_valid = true;
+}
+
+void invalidate_forms(Datum, int, uint32) { forms_valid = false; }
+
+// ---- key readers ----------------------------------------------------------------------------
+
+// Coordinates beyond this magnitude could overflow the engine's sums of squares: wild.
+constexpr double kHuge = 1e150;
+
+inline bool coordinate_ok(double x) { return std::isfinite(x) && std::fabs(x) <= kHuge; }
+
+// The bytes of a varlena without copying it when it is only short-headered; detoasts otherwise.
+const char* varlena_data(Datum value, Size* size) {
+  struct varlena* v =
+      pg_detoast_datum_packed(reinterpret_cast<struct varlena*>(DatumGetPointer(value)));
+  *size = VARSIZE_ANY_EXHDR(v);
+  return VARDATA_ANY(v);
+}
+
+// contrib cube: int32 vl_len_; uint32 header (bit 31: point, low 31 bits: dim); double x[].
+constexpr uint32 kCubePointBit = 0x80000000u;
+constexpr uint32 kCubeDimMask = 0x7fffffffu;
+
+// PostGIS GSERIALIZED (v2): srid[3], gflags, [8 bytes extended flags], [float bbox], then the
+// geometry: uint32 type, uint32 npoints, double coords[]. Flags of version 2.
+constexpr uint8 kG2Z = 0x01, kG2M = 0x02, kG2BBox = 0x04, kG2Geodetic = 0x08,
+                kG2Extended = 0x10, kG2Version = 0x40;
+constexpr uint32 kPointType = 1;
+
+struct GeoPoint {
+  bool ok;
+  int32 srid;
+  double x, y;
+};
+
+GeoPoint parse_geometry(Datum value) {
+  GeoPoint p{false, 0, 0, 0};
+  Size size;
+  const char* data = varlena_data(value, &size);
+  if (size < 4) return p;
+  const uint8* bytes = reinterpret_cast<const uint8*>(data);
+  const uint8 flags = bytes[3];
+  if (!(flags & kG2Version)) return p;  // not the PostGIS 3 layout: leave it to PostGIS
+  if (flags & kG2Geodetic) return p;
+  int32 srid = (int32(bytes[0]) << 16) | (int32(bytes[1]) << 8) | int32(bytes[2]);
+  srid = (srid << 11) >> 11;  // sign-extend the 21 stored bits
+  Size offset = 4;
+  if (flags & kG2Extended) offset += 8;
+  const int ndims = 2 + ((flags & kG2Z) ? 1 : 0) + ((flags & kG2M) ? 1 : 0);
+  if (flags & kG2BBox) offset += 2 * ndims * sizeof(float);
+  if (offset + 8 + 2 * sizeof(double) > size) return p;
+  uint32 type, npoints;
+  std::memcpy(&type, data + offset, 4);
+  std::memcpy(&npoints, data + offset + 4, 4);
+  if (type != kPointType || npoints != 1) return p;
+  std::memcpy(&p.x, data + offset + 8, sizeof(double));
+  std::memcpy(&p.y, data + offset + 8 + sizeof(double), sizeof(double));
+  p.srid = srid;
+  p.ok = true;
+  return p;
+}
+
+// Reads a cube's coordinates if it is a point (or a degenerate box); returns its dim or -1.
+int cube_point(Datum value, double* out, int want_dim) {
+  Size size;
+  const char* data = varlena_data(value, &size);
+  if (size < 4) return -1;
+  uint32 header;
+  std::memcpy(&header, data, 4);
+  const int dim = static_cast<int>(header & kCubeDimMask);
+  const bool point = (header & kCubePointBit) != 0;
+  const Size need = 4 + sizeof(double) * dim * (point ? 1 : 2);
+  if (size < need || dim == 0) return -1;
+  if (want_dim >= 0 && dim != want_dim) return -1;
+  const char* coords = data + 4;
+  for (int i = 0; i < dim; ++i) {
+    double ll;
+    std::memcpy(&ll, coords + sizeof(double) * i, sizeof(double));
+    if (!point) {
+      double ur;
+      std::memcpy(&ur, coords + sizeof(double) * (dim + i), sizeof(double));
+      if (!(ll == ur)) return -1;  // a box (or NaN): cube's box distance, leave it to cube
+    }
+    if (!coordinate_ok(ll)) return -1;
+    if (out) out[i] = ll;
+  }
+  return dim;
+}
+
+// pgvector: int32 vl_len_; int16 dim; int16 unused; float4 x[dim].
+int pgvector_point(Datum value, double* out, int want_dim, bool cosine, bool* zero) {
+  Size size;
+  const char* data = varlena_data(value, &size);
+  if (size < 4) return -1;
+  int16 dim;
+  std::memcpy(&dim, data, 2);
+  if (dim <= 0 || size < 4 + sizeof(float) * Size(dim)) return -1;
+  if (want_dim >= 0 && dim != want_dim) return -1;
+  const char* coords = data + 4;
+  double norm2 = 0;
+  for (int i = 0; i < dim; ++i) {
+    float f;
+    std::memcpy(&f, coords + sizeof(float) * i, sizeof(float));
+    const double x = f;
+    // pgvector sums squares in single precision: beyond 1e18 its cosine may overflow.
+    if (!std::isfinite(x) || (cosine && std::fabs(x) > 1e18)) return -1;
+    norm2 += x * x;
+    if (out) out[i] = x;
+  }
+  if (zero) *zero = norm2 == 0;
+  if (cosine && out && norm2 > 0) {
+    const double norm = std::sqrt(norm2);
+    for (int i = 0; i < dim; ++i) out[i] /= norm;
+  }
+  return dim;
+}
+
+// real[] / float8[]: one dimension, no NULL elements, float4 or float8 elements.
+int array_point(Datum value, double* out, int want_dim) {
+  ArrayType* array = DatumGetArrayTypeP(value);
+  if (ARR_NDIM(array) != 1 || ARR_HASNULL(array)) return -1;
+  const int dim = ARR_DIMS(array)[0];
+  if (dim <= 0 || (want_dim >= 0 && dim != want_dim)) return -1;
+  if (ARR_ELEMTYPE(array) == FLOAT8OID) {
+    const double* x = reinterpret_cast<const double*>(ARR_DATA_PTR(array));
+    for (int i = 0; i < dim; ++i) {
+      if (!coordinate_ok(x[i])) return -1;
+      if (out) out[i] = x[i];
+    }
+  } else if (ARR_ELEMTYPE(array) == FLOAT4OID) {
+    const float* x = reinterpret_cast<const float*>(ARR_DATA_PTR(array));
+    for (int i = 0; i < dim; ++i) {
+      if (!coordinate_ok(x[i])) return -1;
+      if (out) out[i] = x[i];
+    }
+  } else {
+    return -1;
+  }
+  return dim;
+}
+
+}  // namespace
+
+Datum detoast_key(const FormInfo& form, Datum value) {
+  if (form.kind == KEY_FLOAT_ARRAY)
+    return PointerGetDatum(pg_detoast_datum(reinterpret_cast<struct varlena*>(DatumGetPointer(value))));
+  return value;
+}
+
+void register_form_invalidation() {
+  CacheRegisterSyscacheCallback(PROCOID, invalidate_forms, 0);
+  CacheRegisterSyscacheCallback(OPEROID, invalidate_forms, 0);
+  CacheRegisterSyscacheCallback(TYPEOID, invalidate_forms, 0);
+}
+
+bool lookup_distance_function(Oid funcid, FormInfo* form) {
+  if (!forms_valid) build_forms();
+  for (int i = 0; i < form_count; ++i) {
+    if (forms[i].funcid == funcid) {
+      *form = forms[i].form;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* form_label(const FormInfo& form) {
+  switch (form.kind) {
+    case KEY_FLOAT_ARRAY:
+      return form.metric == Metric::Euclidean   ? "euclidean"
+             : form.metric == Metric::Manhattan ? "manhattan"
+                                                : "chebyshev";
+    case KEY_CUBE:
+      return form.metric == Metric::Euclidean   ? "cube euclidean"
+             : form.metric == Metric::Manhattan ? "cube taxicab"
+                                                : "cube chebyshev";
+    case KEY_POINT:
+      return "point euclidean";
+    case KEY_PGVECTOR:
+      return form.cosine                        ? "pgvector cosine"
+             : form.metric == Metric::Manhattan ? "pgvector l1"
+                                                : "pgvector l2";
+    case KEY_GEOMETRY:
+      return "postgis st_dwithin";
+  }
+  return "?";
+}
+
+KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref) {
+  int dim = -1;
+  switch (form.kind) {
+    case KEY_FLOAT_ARRAY:
+      dim = array_point(value, nullptr, ref->dim);
+      break;
+    case KEY_CUBE:
+      dim = cube_point(value, nullptr, ref->dim);
+      break;
+    case KEY_POINT: {
+      const Point* p = DatumGetPointP(value);
+      dim = coordinate_ok(p->x) && coordinate_ok(p->y) ? 2 : -1;
+      break;
+    }
+    case KEY_PGVECTOR: {
+      bool zero = false;
+      dim = pgvector_point(value, nullptr, ref->dim, form.cosine, &zero);
+      // pgvector's cosine distance with a zero vector is NaN: it never satisfies <= eps.
+      if (dim > 0 && form.cosine && zero) return KEY_SKIP;
+      break;
+    }
+    case KEY_GEOMETRY: {
+      const GeoPoint p = parse_geometry(value);
+      if (!p.ok || !coordinate_ok(p.x) || !coordinate_ok(p.y)) return KEY_WILD;
+      if (ref->srid_set && p.srid != ref->srid) return KEY_WILD;
+      if (!ref->srid_set) {
+        ref->srid = p.srid;
+        ref->srid_set = true;
+      }
+      dim = 2;
+      break;
+    }
+  }
+  if (dim <= 0) return KEY_WILD;
+  if (ref->dim < 0) ref->dim = dim;
+  return dim == ref->dim ? KEY_OK : KEY_WILD;
+}
+
+void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out) {
+  switch (form.kind) {
+    case KEY_FLOAT_ARRAY:
+      array_point(value, out, ref.dim);
+      break;
+    case KEY_CUBE:
+      cube_point(value, out, ref.dim);
+      break;
+    case KEY_POINT: {
+      const Point* p = DatumGetPointP(value);
+      out[0] = p->x;
+      out[1] = p->y;
+      break;
+    }
+    case KEY_PGVECTOR:
+      pgvector_point(value, out, ref.dim, form.cosine, nullptr);
+      break;
+    case KEY_GEOMETRY: {
+      const GeoPoint p = parse_geometry(value);
+      out[0] = p.x;
+      out[1] = p.y;
+      break;
+    }
+  }
+}
+
+double engine_bound(const FormInfo& form, double eps, int dim) {
+  if (std::isnan(eps) || eps < 0) return std::nan("");
+  if (std::isinf(eps)) return eps;
+  const double d = dim > 0 ? dim : 1;
+  if (form.float32) {
+    // pgvector sums in single precision: relative error below (dim + 2) * 2^-24 on the sum,
+    // plus absolute underflow loss; the factors below are a generous margin over both.
+    const double rel = (d + 8) * std::ldexp(1.0, -21);
+    if (form.cosine) {
+      // cosine distance c = 1 - cos; |u - v|^2 = 2 c for unit vectors u, v. The float dot
+      // product's error on cos is below about (dim + 2) * 2^-24 in absolute terms.
+      const double c = eps + rel + 1e-12;
+      return std::sqrt(2.0 * c) * (1.0 + 1e-9) + 1e-150;
+    }
+    return eps * (1.0 + rel) + 1e-18;
+  }
+  // Double-precision operators: the engine's and the operator's sums differ by a few units in
+  // the last place (hypot vs sqrt of the sum, order of padding dims); underflow only shrinks
+  // the engine's value.
+  return eps * (1.0 + 1e-10 + (d + 8) * 4e-16) + 1e-150;
+}
+
+}  // namespace simjoin::pg::cs

@@ -1,0 +1,108 @@
+// Internals of the SimilarityJoin custom scan (issue 4), shared by its planner part
+// (custom_scan.cpp), its executor (custom_scan_exec.cpp), the recognized distance forms
+// (custom_scan_forms.cpp) and the planning-time sample estimate (custom_scan_sample.cpp).
+//
+// Exactness design: the engine runs with a safely widened bound over the key coordinates it can
+// read exactly (as doubles) and yields a superset of the matching pairs; every candidate pair is
+// then checked with ALL the join's original clauses (ExecQual on the pair), so the rows returned
+// are exactly those PostgreSQL's own operators accept. Rows whose key the engine cannot represent
+// faithfully (NaN/infinite/huge coordinates, non-point cubes or geometries, an unexpected
+// dimension or SRID, arrays with NULL elements) are "wild": they are paired with every row of the
+// other side and left to the recheck, so PostgreSQL's operator decides (and raises the same
+// errors it would raise in its own plan).
+#pragma once
+
+extern "C" {
+#include "postgres.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+}
+
+#include "types.h"
+
+namespace simjoin::pg::cs {
+
+// How a key value is read into coordinates.
+enum KeyKind : int {
+  KEY_FLOAT_ARRAY = 1,  // simjoin's real[] / float8[]
+  KEY_CUBE = 2,         // contrib cube (point cubes; boxes are wild)
+  KEY_POINT = 3,        // built-in point
+  KEY_PGVECTOR = 4,     // pgvector's vector (float4 coordinates)
+  KEY_GEOMETRY = 5,     // PostGIS geometry (2-D points; anything else is wild)
+};
+
+// A recognized distance form: which function computes the distance and what it means.
+struct FormInfo {
+  KeyKind kind;
+  Metric metric;
+  bool cosine;    // pgvector <=>: engine runs Euclidean on normalized vectors
+  bool dwithin;   // ST_DWithin(x, y, eps) instead of dist(x, y) <= eps
+  bool float32;   // the operator computes in single precision (pgvector)
+};
+
+// The function OID -> form map, built lazily per backend from the catalogs (by name and type,
+// in the schemas of the installed extensions) and dropped on pg_proc / pg_operator / pg_type
+// invalidations. Returns false when funcid is no known distance function.
+bool lookup_distance_function(Oid funcid, FormInfo* form);
+void register_form_invalidation();
+
+// Label of a form for EXPLAIN ("euclidean", "cube taxicab", "pgvector cosine", ...).
+const char* form_label(const FormInfo& form);
+
+// ---- reading keys ---------------------------------------------------------------------------
+enum KeyStatus { KEY_SKIP = 0, KEY_OK = 1, KEY_WILD = 2 };
+
+// The per-join reference that every non-wild key must share (dimension, SRID).
+struct KeyRef {
+  int dim = -1;           // -1 until the first key fixes it
+  int32 srid = 0;
+  bool srid_set = false;
+};
+
+// The dimension the key would have (fixes ref->dim from the first readable key). Returns
+// KEY_SKIP (never matches), KEY_WILD or KEY_OK; on KEY_OK *dim is the key's dimension.
+// Never raises an error except out-of-memory while detoasting.
+KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref);
+// The value prepared for classify_key and read_key (arrays detoasted once, in the current
+// memory context); other kinds read packed varlenas in place.
+Datum detoast_key(const FormInfo& form, Datum value);
+// Writes ref->dim coordinates to out; call only after classify_key returned KEY_OK.
+void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out);
+
+// The engine's bound: a widened eps such that every pair the operator accepts at `eps` lies
+// within it in the engine's double arithmetic. NaN if no engine run is needed (nothing can match).
+double engine_bound(const FormInfo& form, double eps, int dim);
+
+// ---- settings (custom_scan.cpp) -------------------------------------------------------------
+extern bool enable_customscan;
+extern double startup_cost_setting;
+extern double row_cost_setting;
+extern double pair_cost_setting;
+extern int sample_rows_setting;
+
+// ---- planning-time estimate (custom_scan_sample.cpp) ----------------------------------------
+// Estimated number of matching pairs, from samples of both sides' keys. Returns false when no
+// sample could be taken (side is not a plain table, key is not a plain column, no privileges,
+// row-level security, eps unknown).
+bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
+                    RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form, double eps,
+                    double* pairs);
+
+// ---- executor (custom_scan_exec.cpp) --------------------------------------------------------
+extern CustomScanMethods scan_methods;
+void init_exec_methods();
+
+// Positions of the values in custom_private (a list of Integer nodes).
+enum PrivateIndex {
+  PRIV_KIND = 0,
+  PRIV_METRIC,
+  PRIV_COSINE,
+  PRIV_DWITHIN,
+  PRIV_FLOAT32,
+  PRIV_OUTER_COLUMNS,
+  PRIV_COUNT
+};
+// Positions in custom_exprs.
+enum ExprIndex { EXPR_OUTER_KEY = 0, EXPR_INNER_KEY, EXPR_EPS };
+
+}  // namespace simjoin::pg::cs

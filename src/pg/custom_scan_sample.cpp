@@ -1,0 +1,255 @@
+// Planning-time estimate of a similarity join's result size, from block samples of both inputs'
+// key columns (cached per backend, dropped on relcache invalidation or when the table's size
+// changed by more than a fifth).
+#include "custom_scan_internal.h"
+
+extern "C" {
+#include "access/tableam.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "catalog/pg_class.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "storage/bufmgr.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/sampling.h"
+}
+
+#include <algorithm>
+#include <cmath>
+
+#include "distance.h"
+
+namespace simjoin::pg::cs {
+
+namespace {
+
+struct Sample {
+  bool used = false;
+  Oid relid = InvalidOid;
+  AttrNumber attno = 0;
+  FormInfo form{};
+  double table_tuples = 0;  // rel->tuples when sampled
+  int seen = 0;             // rows sampled (NULL keys included)
+  int n = 0;                // points read
+  int wild = 0;             // rows whose key the engine cannot take
+  int dim = 0;
+  double* points = nullptr;  // n * dim, in TopMemoryContext
+  uint64 last_use = 0;
+};
+
+constexpr int kCacheSize = 16;
+Sample cache[kCacheSize];
+uint64 use_clock = 0;
+bool callback_registered = false;
+
+void drop(Sample* s) {
+  if (s->points) pfree(s->points);
+  *s = Sample{};
+}
+
+void relcache_callback(Datum, Oid relid) {
+  for (Sample& s : cache)
+    if (s.used && (relid == InvalidOid || s.relid == relid)) drop(&s);
+}
+
+bool same_form(const FormInfo& a, const FormInfo& b) {
+  return a.kind == b.kind && a.cosine == b.cosine;
+}
+
+// The plain column a key is, or 0.
+AttrNumber key_column(RelOptInfo* rel, Expr* key) {
+  while (key && IsA(key, RelabelType)) key = reinterpret_cast<RelabelType*>(key)->arg;
+  if (!key || !IsA(key, Var)) return 0;
+  Var* var = reinterpret_cast<Var*>(key);
+  if (var->varlevelsup != 0 || var->varno != static_cast<int>(rel->relid) || var->varattno <= 0)
+    return 0;
+  return var->varattno;
+}
+
+void take_sample(Oid relid, AttrNumber attno, const FormInfo& form, double tuples, Sample* s) {
+  Relation rel = table_open(relid, NoLock);  // the query holds its lock already
+  const BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+  const int target = sample_rows_setting;
+  const int target_blocks = static_cast<int>(std::min<BlockNumber>(nblocks, 300));
+  const int per_block = target_blocks > 0 ? (target + target_blocks - 1) / target_blocks : 0;
+
+  MemoryContext work = AllocSetContextCreate(CurrentMemoryContext, "simjoin sample",
+                                             ALLOCSET_DEFAULT_SIZES);
+  MemoryContext old = MemoryContextSwitchTo(work);
+  s->used = true;
+  s->relid = relid;
+  s->attno = attno;
+  s->form = form;
+  s->table_tuples = tuples;
+  int capacity = 256;
+  double* points = nullptr;
+  KeyRef ref;
+  const bool varlena = form.kind != KEY_POINT;
+  double* buffer = nullptr;
+
+  if (target_blocks > 0) {
+    BlockSamplerData sampler;
+    BlockSampler_Init(&sampler, nblocks, target_blocks, 0x5eed + relid);
+    TupleTableSlot* slot = table_slot_create(rel, nullptr);
+    TableScanDesc scan = table_beginscan_analyze(rel);
+    BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+    const TransactionId oldest = GetOldestNonRemovableTransactionId(rel);
+    while (BlockSampler_HasMore(&sampler) && s->seen < target) {
+      const BlockNumber block = BlockSampler_Next(&sampler);
+      if (!table_scan_analyze_next_block(scan, block, strategy)) continue;
+      double live = 0, dead = 0;
+      int taken = 0;
+      // Drain the block (the AM releases its buffer at the end of it).
+      while (table_scan_analyze_next_tuple(scan, oldest, &live, &dead, slot)) {
+        if (taken >= per_block || s->seen >= target) continue;
+        ++taken;
+        ++s->seen;
+        bool isnull;
+        Datum value = slot_getattr(slot, attno, &isnull);
+        if (isnull) continue;
+        // The heap page is locked here: never fetch an out-of-line value.
+        if (varlena && VARATT_IS_EXTERNAL(DatumGetPointer(value))) {
+          --s->seen;
+          continue;
+        }
+        value = detoast_key(form, value);
+        const KeyStatus status = classify_key(form, value, &ref);
+        if (status == KEY_WILD) ++s->wild;
+        if (status != KEY_OK) continue;
+        if (!points) {
+          points = static_cast<double*>(
+              MemoryContextAlloc(TopMemoryContext, sizeof(double) * capacity * ref.dim));
+          buffer = static_cast<double*>(palloc(sizeof(double) * ref.dim));
+        } else if (s->n == capacity) {
+          capacity *= 2;
+          points = static_cast<double*>(repalloc(points, sizeof(double) * capacity * ref.dim));
+        }
+        read_key(form, value, ref, buffer);
+        memcpy(points + static_cast<size_t>(s->n) * ref.dim, buffer, sizeof(double) * ref.dim);
+        ++s->n;
+      }
+    }
+    table_endscan(scan);
+    ExecDropSingleTupleTableSlot(slot);
+    FreeAccessStrategy(strategy);
+  }
+  s->points = points;
+  s->dim = ref.dim;
+  MemoryContextSwitchTo(old);
+  MemoryContextDelete(work);
+  table_close(rel, NoLock);
+}
+
+Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo& form) {
+  if (sample_rows_setting <= 0) return nullptr;
+  if (rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION) return nullptr;
+  const AttrNumber attno = key_column(rel, key);
+  if (attno == 0) return nullptr;
+  RangeTblEntry* rte = planner_rt_fetch(rel->relid, root);
+  if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) return nullptr;
+  const Oid relid = rte->relid;
+  // Sampling reads rows: only what the user may read, and not past row-level security.
+  if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK) return nullptr;
+  if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED) return nullptr;
+  if (!callback_registered) {
+    CacheRegisterRelcacheCallback(relcache_callback, 0);
+    callback_registered = true;
+  }
+  const double tuples = rel->tuples;
+  Sample* victim = &cache[0];
+  for (Sample& s : cache) {
+    if (s.used && s.relid == relid && s.attno == attno && same_form(s.form, form)) {
+      const double ratio = (tuples + 1) / (s.table_tuples + 1);
+      if (ratio < 0.8 || ratio > 1.25) {
+        drop(&s);
+        victim = &s;
+        break;
+      }
+      s.last_use = ++use_clock;
+      return &s;
+    }
+    if (!s.used || (victim->used && s.last_use < victim->last_use)) victim = &s;
+  }
+  drop(victim);
+  take_sample(relid, attno, form, tuples, victim);
+  victim->last_use = ++use_clock;
+  return victim;
+}
+
+}  // namespace
+
+bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
+                    RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form, double eps,
+                    double* pairs) {
+  Sample* so = get_sample(root, outer_rel, outer_key, form);
+  if (!so) return false;
+  Sample* si = get_sample(root, inner_rel, inner_key, form);
+  if (!si) return false;
+  const double n_outer = outer_rel->rows, n_inner = inner_rel->rows;
+  if (so->seen == 0 || si->seen == 0) {
+    *pairs = 0;
+    return true;
+  }
+  // Wild rows are paired with every row of the other side.
+  double estimate = (static_cast<double>(so->wild) / so->seen) * n_outer * n_inner +
+                    (static_cast<double>(si->wild) / si->seen) * n_outer * n_inner;
+  const double bound = engine_bound(form, eps, Max(so->dim, 1));
+  if (!std::isnan(bound) && so->n > 0 && si->n > 0 && so->dim == si->dim) {
+    const bool self = so == si;
+    const int dim = so->dim;
+    const int no = so->n, ni = si->n;
+    const Metric metric = form.metric;
+    const double acc_bound = accumulated_bound(bound, metric);
+    // Inner sample sorted on the first coordinate: |dx0| <= distance for all three metrics, so
+    // each outer point only looks at a window; work stays near-linear for selective joins.
+    uint32* order = static_cast<uint32*>(palloc(sizeof(uint32) * ni));
+    double* first = static_cast<double*>(palloc(sizeof(double) * ni));
+    for (int j = 0; j < ni; ++j) order[j] = j;
+    const double* ip = si->points;
+    std::sort(order, order + ni, [ip, dim](uint32 x, uint32 y) {
+      return ip[static_cast<size_t>(x) * dim] < ip[static_cast<size_t>(y) * dim];
+    });
+    for (int j = 0; j < ni; ++j) first[j] = ip[static_cast<size_t>(order[j]) * dim];
+    double count = 0, evaluations = 0;
+    int processed = 0;
+    for (int i = 0; i < no; ++i, ++processed) {
+      if (evaluations > 2e7) break;  // bounded planning work: extrapolate from `processed`
+      const double* a = so->points + static_cast<size_t>(i) * dim;
+      const double lo = a[0] - bound, hi = a[0] + bound;
+      for (int k = static_cast<int>(std::lower_bound(first, first + ni, lo) - first);
+           k < ni && first[k] <= hi; ++k) {
+        const uint32 j = order[k];
+        if (self && static_cast<int>(j) == i) continue;
+        evaluations += dim;
+        if (accumulate_distance(a, ip + static_cast<size_t>(j) * dim, dim, metric) <= acc_bound)
+          count += 1;
+      }
+    }
+    pfree(order);
+    pfree(first);
+    // Selectivity over all sampled rows (NULL keys included); the sampled points stand for
+    // so->n / so->seen of the rows.
+    const double point_pairs = self ? static_cast<double>(processed) * (ni - 1)
+                                    : static_cast<double>(processed) * ni;
+    if (point_pairs > 0) {
+      const double fraction_o = static_cast<double>(so->n) / so->seen;
+      const double fraction_i = static_cast<double>(si->n) / si->seen;
+      const double selectivity = (count + 0.5) / point_pairs;
+      estimate += selectivity * fraction_o * fraction_i * n_outer * n_inner;
+      if (self) estimate += fraction_o * Min(n_outer, n_inner);  // each row with itself
+    }
+  }
+  *pairs = Min(estimate, n_outer * n_inner);
+  return true;
+}
+
+}  // namespace simjoin::pg::cs

@@ -1,0 +1,94 @@
+-- The SimilarityJoin custom scan on PostGIS: ST_DWithin(geometry, geometry, eps) on points.
+LOAD 'simjoin';
+SET simjoin.explain_machine_details = off;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+
+-- cs_explain(query, key): one property of the SimilarityJoin node in EXPLAIN ANALYZE.
+CREATE FUNCTION pg_temp.cs_explain(query text, key text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  PERFORM set_config('simjoin.explain_machine_details', 'on', true);
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || query INTO plan;
+  PERFORM set_config('simjoin.explain_machine_details', 'off', true);
+  RETURN (SELECT p ->> key FROM json_array_elements(plan) e,
+            LATERAL (SELECT e -> 'Plan' AS p UNION ALL SELECT e -> 'Plan' -> 'Plans' -> 0) n
+          WHERE p ->> 'Custom Plan Provider' = 'SimilarityJoin' LIMIT 1);
+END $$;
+
+-- cs_compare(query): whether the custom scan plans it, and the row counts with and without it,
+-- and the rows only one of the two plans returns (multiset difference, both ways).
+CREATE FUNCTION pg_temp.cs_compare(query text,
+    OUT custom_scan boolean, OUT rows_custom bigint, OUT rows_native bigint,
+    OUT only_custom bigint, OUT only_native bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  custom_scan := false;
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+    IF line LIKE '%Custom Scan (SimilarityJoin)%' THEN custom_scan := true; END IF;
+  END LOOP;
+  EXECUTE 'CREATE TEMP TABLE cs_on AS ' || query;
+  PERFORM set_config('simjoin.enable_customscan', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE cs_off AS ' || query;
+  PERFORM set_config('simjoin.enable_customscan', 'on', true);
+  SELECT count(*) INTO rows_custom FROM cs_on;
+  SELECT count(*) INTO rows_native FROM cs_off;
+  SELECT count(*) INTO only_custom FROM (SELECT * FROM cs_on EXCEPT ALL SELECT * FROM cs_off) d;
+  SELECT count(*) INTO only_native FROM (SELECT * FROM cs_off EXCEPT ALL SELECT * FROM cs_on) d;
+  DROP TABLE cs_on;
+  DROP TABLE cs_off;
+END $$;
+
+SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset
+\if :has_postgis
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS postgis;
+RESET client_min_messages;
+SELECT setseed(0.31);
+CREATE TABLE cs_places (id int, g geometry);
+CREATE TABLE cs_shops (id int, g geometry);
+INSERT INTO cs_places SELECT i, ST_SetSRID(ST_MakePoint(round(random() * 300) / 10,
+  round(random() * 300) / 10), 3857) FROM generate_series(1, 1500) i;
+INSERT INTO cs_shops SELECT i, ST_SetSRID(ST_MakePoint(round(random() * 300) / 10,
+  round(random() * 300) / 10), 3857) FROM generate_series(1, 1500) i;
+-- not points (left to PostGIS), an empty point, a 3-D point, NULL
+INSERT INTO cs_places VALUES
+  (9001, ST_SetSRID('LINESTRING(0 0, 10 10)'::geometry, 3857)),
+  (9002, ST_SetSRID('POINT EMPTY'::geometry, 3857)),
+  (9003, ST_SetSRID(ST_MakePoint(1, 1, 5), 3857)),
+  (9004, NULL);
+INSERT INTO cs_shops VALUES (9001, ST_SetSRID('POLYGON((0 0, 0 1, 1 1, 1 0, 0 0))'::geometry, 3857));
+ANALYZE cs_places;
+ANALYZE cs_shops;
+EXPLAIN (COSTS OFF) SELECT p.id, s.id FROM cs_places p JOIN cs_shops s ON ST_DWithin(p.g, s.g, 1);
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT p.id AS a, s.id AS b FROM cs_places p JOIN cs_shops s ON ST_DWithin(p.g, s.g, 1)');
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT p.id AS a, s.id AS b FROM cs_places p JOIN cs_shops s ON ST_DWithin(s.g, p.g, 0.5)');
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT x.id AS a, y.id AS b FROM cs_places x JOIN cs_places y ON ST_DWithin(x.g, y.g, 0.3)');
+SELECT pg_temp.cs_explain('SELECT p.id, s.id FROM cs_places p JOIN cs_shops s
+                           ON ST_DWithin(p.g, s.g, 1)', 'Wild Rows') AS wild_rows;
+-- A negative eps is PostGIS's error in both plans.
+SELECT count(*) FROM cs_places p JOIN cs_shops s ON ST_DWithin(p.g, s.g, -1);
+SET simjoin.enable_customscan = off;
+SELECT count(*) FROM cs_places p JOIN cs_shops s ON ST_DWithin(p.g, s.g, -1);
+RESET simjoin.enable_customscan;
+-- A small outer side and a GiST index: PostgreSQL's index nested loop stays.
+CREATE TABLE cs_big AS SELECT i AS id, ST_SetSRID(ST_MakePoint(random() * 100, random() * 100),
+  3857) AS g FROM generate_series(1, 20000) i;
+CREATE INDEX ON cs_big USING gist (g);
+CREATE TABLE cs_ten AS SELECT id, g FROM cs_places WHERE id <= 10;
+ANALYZE cs_big;
+ANALYZE cs_ten;
+EXPLAIN (COSTS OFF) SELECT t.id, b.id FROM cs_ten t JOIN cs_big b ON ST_DWithin(t.g, b.g, 1);
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT t.id AS a, b.id AS b FROM cs_ten t JOIN cs_big b ON ST_DWithin(t.g, b.g, 1)');
+DROP TABLE cs_places, cs_shops, cs_big, cs_ten;
+\else
+\echo 'PostGIS is not available: PostGIS tests skipped'
+\endif

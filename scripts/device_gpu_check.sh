@@ -58,14 +58,14 @@ gtest_counts() {
 
 if wants test; then
   start=$SECONDS
-  timeout 420 "$BUILD/engine_tests" --gtest_filter='*Gpu*' > "$OUT/gpu-tests.log" 2>&1
+  timeout 420 "$BUILD/engine_tests" --gtest_filter='Gpu*:Dims/Gpu*' > "$OUT/gpu-tests.log" 2>&1
   rc=$?
   note "gpu tests: rc=$rc $(gtest_counts "$OUT/gpu-tests.log") in $((SECONDS - start)) s"
   grep -E '^\[  (FAILED|SKIPPED) \]' "$OUT/gpu-tests.log" | head -20
   grep -qE '^\[  SKIPPED \] .*\.' "$OUT/gpu-tests.log" && rc=1
   [ $rc -eq 0 ] || failed=1
   start=$SECONDS
-  timeout 300 "$BUILD/engine_tests" --gtest_filter='-*Gpu*' > "$OUT/cpu-tests.log" 2>&1
+  timeout 300 "$BUILD/engine_tests" --gtest_filter='-Gpu*:Dims/Gpu*' > "$OUT/cpu-tests.log" 2>&1
   note "other engine tests: rc=$? $(gtest_counts "$OUT/cpu-tests.log") in $((SECONDS - start)) s"
 fi
 
@@ -114,14 +114,17 @@ if wants bench; then
   bench 60 "${small2[@]}" --device gpu --algorithm brute
   for eps in 0.05 0.08; do
     e32=(--data exponential --n 2000000 --dim 32 --eps "$eps")
+    bench 70 "${e32[@]}" --device gpu --algorithm grid
+    e32=(--data exponential --n 250000 --dim 32 --eps "$eps")
     bench 60 "${e32[@]}" --device gpu --algorithm grid --repeat 2
-    bench 150 "${e32[@]}" --device cpu --algorithm grid --threads 16
+    bench 90 "${e32[@]}" --device cpu --algorithm grid --threads 16
+    bench 60 "${e32[@]}" --device gpu --algorithm brute
   done
-  bench 90 --data exponential --n 2000000 --dim 32 --eps 0.05 --device gpu --algorithm brute
   u6=(--data uniform --n 2000000 --dim 6 --eps 10)
   bench 60 "${u6[@]}" --device gpu --algorithm grid --repeat 2
-  bench 150 "${u6[@]}" --device cpu --algorithm grid --threads 16
-  bench 90 "${u6[@]}" --device gpu --algorithm brute
+  bench 120 "${u6[@]}" --device cpu --algorithm grid --threads 16
+  bench 60 --data uniform --n 500000 --dim 6 --eps 10 --device gpu --algorithm grid --repeat 2
+  bench 60 --data uniform --n 500000 --dim 6 --eps 10 --device gpu --algorithm brute
 fi
 if wants bench-quick || wants bench; then
   grep -vE '^\+' "$OUT/bench.log" | sed 's/^/bench: /' | cut -c1-400 | tee -a "$SUMMARY" > /dev/null

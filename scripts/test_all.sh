@@ -53,7 +53,7 @@ fi
 passed=$((passed + p)); failed=$((failed + f))
 
 echo "== pgTAP (test/pgtap)"
-psql -qX -c "DROP DATABASE IF EXISTS simjoin_tap" -c "CREATE DATABASE simjoin_tap" >/dev/null
+psql -qX -c "DROP DATABASE IF EXISTS simjoin_tap" -c "CREATE DATABASE simjoin_tap" >/dev/null 2>&1
 pg_prove -d simjoin_tap --ext .sql -r test/pgtap >"$log_dir/pgtap.log" 2>&1
 cat "$log_dir/pgtap.log" | tail -30
 p=$(grep -oE 'Tests=[0-9]+' "$log_dir/pgtap.log" | grep -oE '[0-9]+' || echo 0)

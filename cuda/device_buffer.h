@@ -1,0 +1,87 @@
+// RAII owners of device memory and pinned host memory: freed on every path (success, sink stop,
+// exception). Destructors never throw.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "cuda_check.h"
+
+namespace simjoin::gpu {
+
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) { resize(count); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      release();
+      swap(other);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  // Discards the contents; allocates at least one element so that data() is never null.
+  void resize(std::size_t count) {
+    release();
+    CUDA_CHECK(cudaMalloc(&data_, (count ? count : 1) * sizeof(T)));
+    size_ = count;
+  }
+  T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+
+ private:
+  void release() noexcept {
+    if (data_) cudaFree(data_);
+    data_ = nullptr;
+    size_ = 0;
+  }
+  void swap(DeviceBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+  }
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Page-locked host memory: the target of asynchronous device-to-host copies.
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count) {
+    CUDA_CHECK(cudaHostAlloc(&data_, (count ? count : 1) * sizeof(T), cudaHostAllocDefault));
+    size_ = count;
+  }
+  ~PinnedBuffer() {
+    if (data_) cudaFreeHost(data_);
+  }
+  PinnedBuffer(PinnedBuffer&& other) noexcept { swap(other); }
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  void swap(PinnedBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+  }
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace simjoin::gpu

@@ -1,0 +1,219 @@
+// simjoin::gpu::run_join: the engine's join on the GPU, eps-grid (seeds 002, 004) or brute force.
+#include "gpu_backend.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "brute_force_kernel.cuh"
+#include "cuda_stream.h"
+#include "device_buffer.h"
+#include "distance.h"
+#include "gpu_device.cuh"
+#include "gpu_tuning.h"
+#include "grid_index.cuh"
+#include "grid_join_kernel.cuh"
+#include "grid_plan.h"
+#include "pair_pipeline.cuh"
+
+namespace simjoin::gpu {
+
+namespace {
+
+// A positive integer from the environment, else `fallback`.
+std::size_t env_size(const char* name, std::size_t fallback) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  return (*end == '\0' && value > 0) ? static_cast<std::size_t>(value) : fallback;
+}
+
+}  // namespace
+
+Tuning& tuning() {
+  static Tuning knobs = [] {
+    Tuning defaults;
+    defaults.device_batch_pairs =
+        env_size("SIMJOIN_GPU_BATCH_PAIRS", defaults.device_batch_pairs);
+    defaults.streams = static_cast<int>(env_size("SIMJOIN_GPU_STREAMS", defaults.streams));
+    return defaults;
+  }();
+  return knobs;
+}
+
+bool available(std::string* why) {
+  const DeviceInfo& info = device_info();
+  if (!info.usable && why) *why = info.reason;
+  return info.usable;
+}
+
+namespace {
+
+constexpr std::size_t kMaxPoints = 0xFFFFFFFFu;  // indexes are 32-bit
+
+// Appends (phase, seconds since the previous mark) to the stats.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(JoinStats& stats) : stats_(stats), last_(Clock::now()) {}
+  void mark(const char* phase) {
+    const auto now = Clock::now();
+    stats_.phase_seconds.emplace_back(phase, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+  void restart() { last_ = Clock::now(); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  JoinStats& stats_;
+  Clock::time_point last_;
+};
+
+void validate(const PointSet& left, const PointSet* right) {
+  for (const PointSet* set : {&left, right}) {
+    if (set && set->n > kMaxPoints) throw Error("simjoin: more than 2^32-1 points in one input");
+    if (set && set->n > 0 && set->dim > 0 && !set->coords)
+      throw Error("simjoin: point set without coordinates");
+  }
+  if (right && left.n > 0 && right->n > 0 && left.dim != right->dim)
+    throw Error("simjoin: the two inputs have different dimensions");
+}
+
+DeviceBuffer<double> upload(const PointSet& set) {
+  DeviceBuffer<double> coords(set.n * set.dim);
+  if (coords.bytes() > 0)
+    CUDA_CHECK(cudaMemcpy(coords.data(), set.coords, coords.bytes(), cudaMemcpyHostToDevice));
+  return coords;
+}
+
+std::vector<std::uint32_t> download_ids(const DeviceBuffer<std::uint32_t>& ids, std::size_t n) {
+  std::vector<std::uint32_t> host(n);
+  if (n > 0)
+    CUDA_CHECK(cudaMemcpy(host.data(), ids.data(), n * sizeof(std::uint32_t),
+                          cudaMemcpyDeviceToHost));
+  return host;
+}
+
+// The points whose coordinates are all finite: exactly those paired with themselves.
+std::vector<std::uint32_t> finite_point_ids(const PointSet& set) {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(set.n);
+  for (std::size_t i = 0; i < set.n; ++i) {
+    const double* p = set.point(i);
+    bool finite = true;
+    for (std::size_t j = 0; finite && j < set.dim; ++j) finite = std::isfinite(p[j]);
+    if (finite) ids.push_back(static_cast<std::uint32_t>(i));
+  }
+  return ids;
+}
+
+PipelineOptions pipeline_options(const PointSet* right, const JoinSpec& spec,
+                                 const std::vector<std::uint32_t>* diagonal) {
+  PipelineOptions options;
+  options.mirror = right == nullptr && spec.self_pairs == SelfPairs::All;
+  options.diagonal_ids = options.mirror ? diagonal : nullptr;
+  options.sink_batch = spec.batch_pairs;
+  return options;
+}
+
+void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                     double bound, PairSink& sink, JoinStats& stats, PhaseTimer& timer) {
+  stats.algorithm = "gpu-brute-force";
+  const DeviceBuffer<double> left_coords = upload(left);
+  const DeviceBuffer<double> right_coords = right ? upload(*right) : DeviceBuffer<double>();
+  timer.mark("upload");
+  BruteForceArgs args;
+  args.left = left_coords.data();
+  args.right = right ? right_coords.data() : left_coords.data();
+  args.n_left = static_cast<std::uint32_t>(left.n);
+  args.n_right = static_cast<std::uint32_t>(right ? right->n : left.n);
+  args.dim = static_cast<int>(left.dim);
+  args.self_join = right == nullptr;
+  args.bound = bound;
+  std::vector<std::uint32_t> diagonal;
+  if (!right && spec.self_pairs == SelfPairs::All) diagonal = finite_point_ids(left);
+  timer.restart();
+  const BruteForceProducer producer(args, spec.metric);
+  stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &diagonal), sink, stats);
+}
+
+// Sorts an input's finite points by cell on the device (its raw copy is freed on return).
+SortedPoints upload_and_sort(const PointSet& set, const GridGeometry& geometry,
+                             cudaStream_t stream) {
+  const DeviceBuffer<double> raw = upload(set);
+  return sort_points_by_cell(raw.data(), static_cast<std::uint32_t>(set.n), geometry, stream);
+}
+
+void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+              const GridGeometry& plan_geometry, double bound, PairSink& sink,
+              JoinStats& stats, PhaseTimer& timer) {
+  stats.algorithm = "gpu-grid";
+  GridGeometry geometry = plan_geometry;
+  stats.indexed_dims = geometry.k;
+  CudaStream stream;
+  // Two inputs: the grid on the smaller one, probed by the other (seed 001's choice).
+  const bool index_is_left = right == nullptr || left.n <= right->n;
+  const PointSet& indexed = index_is_left ? left : *right;
+  const SortedPoints index_points = upload_and_sort(indexed, geometry, stream.get());
+  const SortedPoints probe_points =
+      right ? upload_and_sort(index_is_left ? *right : left, geometry, stream.get())
+            : SortedPoints();
+  const SortedPoints& queries = right ? probe_points : index_points;
+  timer.mark("upload+sort");
+  const CellIndex cells = build_cell_index(index_points, geometry, stream.get());
+
+  GridJoinArgs args;
+  args.geometry = geometry;
+  args.index_coords = index_points.coords.data();
+  args.index_ids = index_points.ids.data();
+  args.cell_keys = cells.keys.data();
+  args.cell_start = cells.start.data();
+  args.masks = cells.masks.data();
+  args.num_cells = cells.num_cells;
+  args.query_coords = queries.coords.data();
+  args.query_ids = queries.ids.data();
+  args.query_keys = queries.keys.data();
+  args.num_queries = queries.n_finite;
+  args.self_join = right == nullptr;
+  args.index_is_left = index_is_left;
+  args.bound = bound;
+  std::vector<std::uint32_t> diagonal;
+  if (!right && spec.self_pairs == SelfPairs::All)
+    diagonal = download_ids(index_points.ids, index_points.n_finite);
+  timer.mark("index");
+  const GridJoinProducer producer(args, spec.metric);
+  stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &diagonal), sink, stats);
+}
+
+}  // namespace
+
+JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                   PairSink& sink) {
+  validate(left, right);
+  const DeviceInfo& device = use_device();
+  JoinStats stats;
+  stats.device = "gpu: " + device.name;
+  stats.algorithm = "none";
+  if (spec.algorithm == Algorithm::Lss)
+    throw Error("simjoin: LSS is not implemented in the GPU backend yet");
+  const bool nothing_matches = std::isnan(spec.eps) || spec.eps < 0.0;
+  if (nothing_matches || left.n == 0 || (right && right->n == 0)) return stats;
+  const double bound = accumulated_bound(spec.eps, spec.metric);
+  PhaseTimer timer(stats);
+
+  // The grid needs a finite eps and an indexable dimension; brute force covers the rest.
+  if (spec.algorithm != Algorithm::BruteForce && std::isfinite(spec.eps) && left.dim > 0) {
+    const GridPlan plan = plan_grid(left, right, spec.eps, spec.metric, spec.indexed_dims);
+    const GridGeometry geometry = make_grid_geometry(plan, static_cast<int>(left.dim));
+    timer.mark("plan");
+    if (geometry.k > 0) {
+      run_grid(left, right, spec, geometry, bound, sink, stats, timer);
+      return stats;
+    }
+  }
+  run_brute_force(left, right, spec, bound, sink, stats, timer);
+  return stats;
+}
+
+}  // namespace simjoin::gpu

@@ -1,0 +1,47 @@
+// The eps-grid join kernel: one query point per thread searches the non-empty cells of its 3^k
+// stencil (seed 002), row by row along the last indexed dimension, where three neighbouring cells
+// are one contiguous range of points; unicomp for self-joins (each pair of cells once).
+#pragma once
+
+#include <cstdint>
+
+#include "grid_geometry.h"
+#include "pair_producer.cuh"
+#include "types.h"
+
+namespace simjoin::gpu {
+
+struct GridJoinArgs {
+  GridGeometry geometry;
+  // The indexed input: sorted points and their non-empty cells.
+  const double* index_coords = nullptr;
+  const std::uint32_t* index_ids = nullptr;
+  const std::uint64_t* cell_keys = nullptr;
+  const std::uint32_t* cell_start = nullptr;
+  const std::uint8_t* masks = nullptr;
+  std::uint32_t num_cells = 0;
+  // The probing input, sorted by cell too (in a self-join, the indexed input itself).
+  const double* query_coords = nullptr;
+  const std::uint32_t* query_ids = nullptr;
+  const std::uint64_t* query_keys = nullptr;
+  std::uint32_t num_queries = 0;
+  bool self_join = false;      // pairs (min, max) of each unordered pair, i != j, once
+  bool index_is_left = false;  // two inputs: report (index id, query id) rather than the reverse
+  double bound = 0.0;          // accumulated_bound(eps, metric)
+};
+
+class GridJoinProducer : public PairProducer {
+ public:
+  GridJoinProducer(const GridJoinArgs& args, Metric metric) : args_(args), metric_(metric) {}
+  std::uint32_t num_queries() const override { return args_.num_queries; }
+  void count(std::uint32_t* counts, unsigned long long* candidates,
+             cudaStream_t stream) const override;
+  void fill(std::uint32_t q_begin, std::uint32_t q_end, const std::uint64_t* offsets,
+            std::uint64_t base, const PairOutput& out, cudaStream_t stream) const override;
+
+ private:
+  GridJoinArgs args_;
+  Metric metric_;
+};
+
+}  // namespace simjoin::gpu

@@ -1,0 +1,245 @@
+// The batched, multi-stream result pipeline (see pair_pipeline.cuh).
+#include "pair_pipeline.cuh"
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <memory>
+
+#include "cuda_stream.h"
+#include "device_buffer.h"
+#include "gpu_tuning.h"
+
+namespace simjoin::gpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Batch b covers the queries [first_query[b], first_query[b + 1]): first_query[b] is the last
+// query whose offset is <= b * step (offsets ascend from 0), and first_query[batches] = all.
+// A batch then holds fewer than step + (largest count) pairs.
+__global__ void find_batch_boundaries(const std::uint64_t* __restrict__ offsets,
+                                      std::uint32_t num_queries, std::uint64_t step,
+                                      std::uint32_t batches,
+                                      std::uint32_t* __restrict__ first_query,
+                                      std::uint64_t* __restrict__ first_offset) {
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b > batches) return;
+  std::uint32_t q = num_queries;
+  if (b < batches) {
+    const std::uint64_t target = std::uint64_t(b) * step;
+    std::uint32_t lo = 0, hi = num_queries + 1;  // first position with offset > target
+    while (lo < hi) {
+      const std::uint32_t mid = lo + (hi - lo) / 2;
+      if (offsets[mid] <= target)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    q = lo - 1;
+  }
+  first_query[b] = q;
+  first_offset[b] = offsets[q];
+}
+
+// Hands host arrays to the sink in PairBatches of bounded size, each mirrored when asked.
+class SinkFeeder {
+ public:
+  SinkFeeder(PairSink& sink, JoinStats& stats) : sink_(sink), stats_(stats) {}
+
+  bool feed(const std::uint32_t* left, const std::uint32_t* right, const double* distance,
+            std::size_t size, std::size_t max_batch, bool mirror) {
+    const auto start = Clock::now();
+    bool going = true;
+    for (std::size_t offset = 0; going && offset < size; offset += max_batch) {
+      const std::size_t n = std::min(max_batch, size - offset);
+      going = hand_over({left + offset, right + offset, distance + offset, n});
+      if (going && mirror) going = hand_over({right + offset, left + offset, distance + offset, n});
+    }
+    sink_seconds_ += seconds_since(start);
+    return going;
+  }
+  // The diagonal pairs (i, i) of `ids`, each at distance 0 (`zeros` holds max_batch zeros).
+  bool feed_diagonal(const std::vector<std::uint32_t>& ids, const std::vector<double>& zeros) {
+    const auto start = Clock::now();
+    bool going = true;
+    for (std::size_t offset = 0; going && offset < ids.size(); offset += zeros.size()) {
+      const std::size_t n = std::min(zeros.size(), ids.size() - offset);
+      going = hand_over({ids.data() + offset, ids.data() + offset, zeros.data(), n});
+    }
+    sink_seconds_ += seconds_since(start);
+    return going;
+  }
+  double sink_seconds() const { return sink_seconds_; }
+
+ private:
+  bool hand_over(const PairBatch& batch) {
+    ++stats_.batches;
+    stats_.pairs += batch.size;
+    return sink_.consume(batch);
+  }
+  PairSink& sink_;
+  JoinStats& stats_;
+  double sink_seconds_ = 0.0;
+};
+
+// Device output buffers, their pinned host twins and the stream that fills and copies them.
+struct BatchSlot {
+  explicit BatchSlot(std::size_t capacity)
+      : left(capacity), right(capacity), distance(capacity), host_left(capacity),
+        host_right(capacity), host_distance(capacity) {}
+  DeviceBuffer<std::uint32_t> left, right;
+  DeviceBuffer<double> distance;
+  PinnedBuffer<std::uint32_t> host_left, host_right;
+  PinnedBuffer<double> host_distance;
+  CudaStream stream;  // declared after the buffers: destroyed (and synchronized) before them
+  CudaEvent copied;
+  std::size_t pairs = 0;
+};
+
+constexpr std::size_t kBytesPerPair = 2 * sizeof(std::uint32_t) + sizeof(double);
+
+// The batch capacity: the tuning's, at least twice the largest count (so that the cut above
+// always progresses), no more than the result, within the free device memory.
+std::size_t choose_capacity(std::uint64_t total, std::uint64_t max_count, int slots) {
+  std::size_t capacity = std::min<std::uint64_t>(tuning().device_batch_pairs, total);
+  capacity = std::max<std::uint64_t>(capacity, 2 * max_count);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t affordable = free_bytes / 2 / (kBytesPerPair * slots);
+  if (affordable < 2 * max_count)
+    throw Error("gpu join: one point has " + std::to_string(max_count) +
+                " pairs, more than the free GPU memory can buffer");
+  return std::min(capacity, affordable);
+}
+
+}  // namespace
+
+bool stream_pairs(const PairProducer& producer, const PipelineOptions& options, PairSink& sink,
+                  JoinStats& stats) {
+  const std::uint32_t num_queries = producer.num_queries();
+  const std::size_t sink_batch = options.sink_batch ? options.sink_batch : SIZE_MAX;
+  SinkFeeder feeder(sink, stats);
+  auto phase_start = Clock::now();
+
+  // Count: counts[q] per query (a zero appended), their exclusive sum and maximum.
+  CudaStream main;
+  DeviceBuffer<std::uint32_t> counts(std::size_t(num_queries) + 1);
+  DeviceBuffer<std::uint64_t> offsets(std::size_t(num_queries) + 1);
+  DeviceBuffer<unsigned long long> candidates(1);
+  DeviceBuffer<std::uint32_t> max_count(1);
+  PinnedBuffer<std::uint64_t> summary(3);  // total pairs, largest count, candidates
+  summary.data()[1] = 0;
+  DeviceBuffer<std::uint8_t> temp;
+  const StreamDrain drain_main_first(main.get());  // declared last: runs before the frees
+  CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), main.get()));
+  CUDA_CHECK(cudaMemsetAsync(candidates.data(), 0, candidates.bytes(), main.get()));
+  producer.count(counts.data(), candidates.data(), main.get());
+  std::size_t scan_bytes = 0, max_bytes = 0;
+  CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, counts.data(), offsets.data(),
+                                            cuda::std::plus<>{}, std::uint64_t(0),
+                                            num_queries + 1, main.get()));
+  CUDA_CHECK(cub::DeviceReduce::Max(nullptr, max_bytes, counts.data(), max_count.data(),
+                                    num_queries + 1, main.get()));
+  temp.resize(std::max(scan_bytes, max_bytes));
+  CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp.data(), scan_bytes, counts.data(),
+                                            offsets.data(), cuda::std::plus<>{}, std::uint64_t(0),
+                                            num_queries + 1, main.get()));
+  CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), max_bytes, counts.data(), max_count.data(),
+                                    num_queries + 1, main.get()));
+  CUDA_CHECK(cudaMemcpyAsync(summary.data(), offsets.data() + num_queries, sizeof(std::uint64_t),
+                             cudaMemcpyDeviceToHost, main.get()));
+  CUDA_CHECK(cudaMemcpyAsync(summary.data() + 1, max_count.data(), sizeof(std::uint32_t),
+                             cudaMemcpyDeviceToHost, main.get()));
+  CUDA_CHECK(cudaMemcpyAsync(summary.data() + 2, candidates.data(), sizeof(std::uint64_t),
+                             cudaMemcpyDeviceToHost, main.get()));
+
+  // While the GPU counts: the diagonal pairs (i, i) at distance 0.
+  if (options.diagonal_ids && !options.diagonal_ids->empty()) {
+    const std::vector<std::uint32_t>& ids = *options.diagonal_ids;
+    const std::vector<double> zeros(std::min(sink_batch, ids.size()), 0.0);
+    if (!feeder.feed_diagonal(ids, zeros) || !sink.keep_going())
+      return false;
+  }
+  if (!wait_for_stream(main.get(), sink)) return false;
+  const std::uint64_t total = summary.data()[0];
+  const std::uint64_t largest = summary.data()[1];
+  stats.candidates += summary.data()[2];
+  stats.phase_seconds.emplace_back("count", seconds_since(phase_start));
+  phase_start = Clock::now();
+
+  bool going = true;
+  if (total > 0) {
+    // Cut the queries into batches of at most `capacity` pairs.
+    const int max_slots = std::max(1, tuning().streams);
+    const std::size_t capacity = choose_capacity(total, largest, max_slots);
+    const std::uint64_t step = capacity - largest;
+    const std::uint32_t batches = static_cast<std::uint32_t>((total + step - 1) / step);
+    DeviceBuffer<std::uint32_t> first_query(std::size_t(batches) + 1);
+    DeviceBuffer<std::uint64_t> first_offset(std::size_t(batches) + 1);
+    find_batch_boundaries<<<(batches + 1 + 255) / 256, 256, 0, main.get()>>>(
+        offsets.data(), num_queries, step, batches, first_query.data(), first_offset.data());
+    CUDA_CHECK_LAUNCH();
+    std::vector<std::uint32_t> batch_query(std::size_t(batches) + 1);
+    std::vector<std::uint64_t> batch_offset(std::size_t(batches) + 1);
+    CUDA_CHECK(cudaMemcpyAsync(batch_query.data(), first_query.data(), first_query.bytes(),
+                               cudaMemcpyDeviceToHost, main.get()));
+    CUDA_CHECK(cudaMemcpyAsync(batch_offset.data(), first_offset.data(), first_offset.bytes(),
+                               cudaMemcpyDeviceToHost, main.get()));
+    CUDA_CHECK(cudaStreamSynchronize(main.get()));
+
+    const auto alloc_start = Clock::now();
+    std::vector<std::unique_ptr<BatchSlot>> slots;
+    const int slot_count = static_cast<int>(std::min<std::uint32_t>(max_slots, batches));
+    for (int s = 0; s < slot_count; ++s) slots.push_back(std::make_unique<BatchSlot>(capacity));
+    stats.phase_seconds.emplace_back("alloc", seconds_since(alloc_start));
+    std::deque<BatchSlot*> free_slots, in_flight;
+    for (auto& slot : slots) free_slots.push_back(slot.get());
+
+    // Waits for the oldest batch in flight and hands it to the sink.
+    auto drain_oldest = [&]() -> bool {
+      BatchSlot* slot = in_flight.front();
+      in_flight.pop_front();
+      free_slots.push_back(slot);
+      return wait_for_event(slot->copied.get(), sink) &&
+             feeder.feed(slot->host_left.data(), slot->host_right.data(),
+                         slot->host_distance.data(), slot->pairs, sink_batch, options.mirror) &&
+             sink.keep_going();
+    };
+
+    for (std::uint32_t b = 0; going && b < batches; ++b) {
+      const std::size_t pairs = batch_offset[b + 1] - batch_offset[b];
+      if (pairs == 0) continue;
+      if (free_slots.empty() && !(going = drain_oldest())) break;
+      BatchSlot* slot = free_slots.front();
+      free_slots.pop_front();
+      const cudaStream_t stream = slot->stream.get();
+      producer.fill(batch_query[b], batch_query[b + 1], offsets.data(), batch_offset[b],
+                    PairOutput{slot->left.data(), slot->right.data(), slot->distance.data()},
+                    stream);
+      CUDA_CHECK(cudaMemcpyAsync(slot->host_left.data(), slot->left.data(),
+                                 pairs * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaMemcpyAsync(slot->host_right.data(), slot->right.data(),
+                                 pairs * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaMemcpyAsync(slot->host_distance.data(), slot->distance.data(),
+                                 pairs * sizeof(double), cudaMemcpyDeviceToHost, stream));
+      slot->copied.record(stream);
+      slot->pairs = pairs;
+      in_flight.push_back(slot);
+    }
+    while (going && !in_flight.empty()) going = drain_oldest();
+  }
+  stats.phase_seconds.emplace_back("join", seconds_since(phase_start));
+  stats.phase_seconds.emplace_back("sink", feeder.sink_seconds());
+  return going;
+}
+
+}  // namespace simjoin::gpu

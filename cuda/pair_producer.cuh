@@ -1,0 +1,32 @@
+// What the batching pipeline asks of a join kernel: count each query's pairs, then write the
+// pairs of a range of queries at exact offsets (count first, then fill exact-sized buffers).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace simjoin::gpu {
+
+// Device arrays that receive one batch of pairs (left index, right index, distance).
+struct PairOutput {
+  std::uint32_t* left = nullptr;
+  std::uint32_t* right = nullptr;
+  double* distance = nullptr;
+};
+
+class PairProducer {
+ public:
+  virtual ~PairProducer() = default;
+  // Queries are numbered 0..num_queries()-1; each one owns the pairs it finds.
+  virtual std::uint32_t num_queries() const = 0;
+  // Writes counts[q] for every query and adds the distance evaluations to *candidates.
+  virtual void count(std::uint32_t* counts, unsigned long long* candidates,
+                     cudaStream_t stream) const = 0;
+  // Writes the pairs of queries [q_begin, q_end), those of query q at out[offsets[q] - base]
+  // (base = offsets[q_begin]), exactly counts[q] of them.
+  virtual void fill(std::uint32_t q_begin, std::uint32_t q_end, const std::uint64_t* offsets,
+                    std::uint64_t base, const PairOutput& out, cudaStream_t stream) const = 0;
+};
+
+}  // namespace simjoin::gpu

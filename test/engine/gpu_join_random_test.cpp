@@ -1,0 +1,117 @@
+// The GPU backend against the oracle on random data: dimensions 1..64, all metrics, self-joins
+// (All, Unique) and two inputs with either side bigger; grid and brute force.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+
+#include "gpu_test_support.h"
+
+namespace simjoin {
+namespace {
+
+using namespace simjoin::testing;
+
+enum class Shape { SelfAll, SelfUnique, LeftBigger, RightBigger };
+enum class Data { Uniform, Blobs };
+
+// eps = the distance of an actual pair (the 1% quantile of a sample): some pairs sit exactly at
+// eps, where a float or fused computation would decide differently.
+double eps_from_sample(const Points& points, Metric metric) {
+  std::vector<double> distances;
+  const std::size_t m = std::min<std::size_t>(points.n(), 120);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = i + 1; j < m; ++j)
+      distances.push_back(exact_distance(points.set().point(i), points.set().point(j),
+                                         points.dim, metric));
+  std::sort(distances.begin(), distances.end());
+  return distances[distances.size() / 100];
+}
+
+Points make(Data data, std::size_t n, std::size_t dim, unsigned seed) {
+  return data == Data::Uniform ? uniform_points(n, dim, 0.0, 1.0, seed)
+                               : blob_points(n, dim, 5, 0.5, seed);
+}
+
+using Param = std::tuple<int, Metric, Data, Shape>;
+class GpuRandomJoin : public ::testing::TestWithParam<Param> {};
+
+TEST_P(GpuRandomJoin, GridAndBruteForceMatchOracle) {
+  SKIP_WITHOUT_GPU();
+  const auto [dim, metric, data, shape] = GetParam();
+  const unsigned seed = static_cast<unsigned>(dim * 31 + static_cast<int>(metric) * 7 +
+                                              static_cast<int>(data) * 3 + static_cast<int>(shape));
+  const Points left = make(data, shape == Shape::RightBigger ? 300 : 900, dim, seed);
+  const Points right = make(data, shape == Shape::LeftBigger ? 350 : 1000, dim, seed + 100);
+  const bool self = shape == Shape::SelfAll || shape == Shape::SelfUnique;
+  const SelfPairs mode = shape == Shape::SelfUnique ? SelfPairs::Unique : SelfPairs::All;
+  for (Algorithm algorithm : {Algorithm::Grid, Algorithm::BruteForce}) {
+    JoinSpec spec = gpu_spec(eps_from_sample(left, metric), metric, mode, algorithm);
+    spec.batch_pairs = seed % 3 == 0 ? 7 : 1000;
+    const JoinStats stats = expect_matches_oracle(left, self ? nullptr : &right, spec);
+    EXPECT_EQ(stats.algorithm, algorithm == Algorithm::Grid ? "gpu-grid" : "gpu-brute-force");
+    EXPECT_EQ(stats.device.rfind("gpu: ", 0), 0u) << stats.device;
+    EXPECT_FALSE(stats.stopped);
+    if (algorithm == Algorithm::Grid) {
+      EXPECT_GE(stats.indexed_dims, 1);
+    }
+  }
+}
+
+std::string name_of(const ::testing::TestParamInfo<Param>& info) {
+  const char* metrics[] = {"Euclidean", "Manhattan", "Chebyshev"};
+  const char* data[] = {"Uniform", "Blobs"};
+  const char* shapes[] = {"SelfAll", "SelfUnique", "LeftBigger", "RightBigger"};
+  return "d" + std::to_string(std::get<0>(info.param)) + "_" +
+         metrics[static_cast<int>(std::get<1>(info.param))] + "_" +
+         data[static_cast<int>(std::get<2>(info.param))] + "_" +
+         shapes[static_cast<int>(std::get<3>(info.param))];
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Dims, GpuRandomJoin,
+    ::testing::Combine(::testing::Values(1, 2, 3, 5, 6, 7, 16, 32, 64),
+                       ::testing::Values(Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev),
+                       ::testing::Values(Data::Uniform, Data::Blobs),
+                       ::testing::Values(Shape::SelfAll, Shape::SelfUnique, Shape::LeftBigger,
+                                         Shape::RightBigger)),
+    name_of);
+
+// Every forced k, masks included (blobs leave most coordinates of a dimension empty).
+TEST(GpuRandomJoinForcedK, EveryKMatchesOracle) {
+  SKIP_WITHOUT_GPU();
+  const Points points = blob_points(1500, 8, 4, 1.0, 77);
+  const Points other = uniform_points(700, 8, 0.0, 100.0, 78);
+  for (int k = 1; k <= 8; ++k) {
+    JoinSpec spec = gpu_spec(1.5, Metric::Euclidean, SelfPairs::Unique);
+    spec.indexed_dims = k;
+    EXPECT_EQ(expect_matches_oracle(points, nullptr, spec).indexed_dims, k);
+    spec.self_pairs = SelfPairs::All;
+    expect_matches_oracle(points, nullptr, spec);
+    spec.eps = 20.0;
+    expect_matches_oracle(points, &other, spec);
+    expect_matches_oracle(other, &points, spec);
+  }
+}
+
+// A larger join than the oracle can check: the GPU grid against the CPU grid, bit for bit.
+TEST(GpuRandomJoinLarge, MatchesCpuGridOnTwoHundredThousandPoints) {
+  SKIP_WITHOUT_GPU();
+  const Points points = uniform_points(200000, 2, 0.0, 100.0, 91);
+  const Points other = blob_points(150000, 2, 20, 3.0, 92);
+  for (bool self : {true, false}) {
+    JoinSpec spec = gpu_spec(0.2);
+    spec.batch_pairs = 1 << 16;
+    const JoinOutcome gpu = join_collect(points, self ? nullptr : &other, spec);
+    spec.device = Device::Cpu;
+    spec.threads = 0;
+    const JoinOutcome cpu = join_collect(points, self ? nullptr : &other, spec);
+    EXPECT_GT(cpu.pairs.size(), 200000u);
+    EXPECT_EQ(gpu.pairs.size(), cpu.pairs.size());
+    EXPECT_TRUE(gpu.pairs == cpu.pairs);
+  }
+}
+
+}  // namespace
+}  // namespace simjoin

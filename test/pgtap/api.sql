@@ -18,7 +18,8 @@ SELECT has_operator('double precision[]', '<->', 'double precision[]', 'double p
 SELECT has_operator('real[]', '<->', 'real[]', 'double precision', 'real[] <-> real[]');
 SELECT has_operator('double precision[]', '<#>', 'double precision[]', 'double precision', 'float8[] <#> float8[] (taxicab)');
 SELECT has_operator('double precision[]', '<=>', 'double precision[]', 'double precision', 'float8[] <=> float8[] (Chebyshev)');
-SELECT is(current_setting('simjoin.device'), 'auto', 'simjoin.device defaults to auto');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'simjoin.device'), 'auto',
+  'simjoin.device defaults to auto');
 SELECT throws_ok($$SET simjoin.device = 'tpu'$$, '22023', NULL, 'simjoin.device rejects unknown devices');
 SELECT throws_ok($$SET simjoin.no_such_setting = 1$$, '42602', NULL, 'the simjoin prefix is reserved');
 

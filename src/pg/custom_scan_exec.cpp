@@ -1,20 +1,31 @@
 // The SimilarityJoin custom scan's executor.
 //
-// Inner child: read completely first (like a hash join's build side); its tuples are kept as
-// MinimalTuples in memory, or in a temporary BufFile once they pass hash_mem (work_mem *
-// hash_mem_multiplier), and its keys as an array of coordinates for the engine.
-// Outer child: read in chunks (the first one small, so that LIMIT and cursors get rows early;
-// then growing, bounded in memory). For each chunk the engine joins the chunk's keys with the
-// inner keys at a widened bound; the candidate pairs are buffered (in memory, spilling to a
-// BufFile past hash_mem) and handed out one at a time as scan tuples (outer columns followed by
-// inner columns); ExecScan rechecks every clause of the join (plan qual) and projects.
+// Both children are read completely first (the engine needs every point): their tuples are kept
+// as MinimalTuples in memory, or in a temporary BufFile once the inner side passes hash_mem
+// (work_mem * hash_mem_multiplier) or the outer side max(hash_mem, 64 MB), and their keys as
+// arrays of coordinates. Then the engine runs once, on a producer thread (PairStream,
+// src/engine/pair_stream.h), and hands its batches of candidate pairs (sorted by inner row when
+// the inner side is on disk) to a bounded queue; the executor pops one batch at a time and returns the pairs as scan
+// tuples (outer columns followed by inner columns), while the engine computes the next batches.
+// ExecScan rechecks every clause of the join (plan qual) and projects. The full result is never
+// materialized: once the queue is full the engine waits for the executor, and when the executor
+// stops pulling (LIMIT, a cursor closed early) the engine waits on its full queue, computing
+// nothing, until EndCustomScan or ReScan stops it and joins its thread, which frees the GPU.
 //
-// C++ runs only inside cpp_guard (the engine call, sorting); PostgreSQL calls made from there go
-// through pg_call. Everything else is plain C-style code over palloc'd memory, so an ERROR
-// anywhere leaves no C++ object behind and memory goes with the query's context.
+// The producer thread never calls PostgreSQL (it reads the pending-interrupt flags only); the GPU
+// fallback and simjoin.explain NOTICEs are emitted here, on the backend's thread, once the stream
+// ended. The executor waits for a batch in slices of kWaitMs with CHECK_FOR_INTERRUPTS() between
+// them. The stream is owned through a reset callback of the arrays' memory context, so an ERROR
+// anywhere (the context goes away with the query) also stops and joins the producer before the
+// coordinates it reads are freed.
+//
+// C++ runs only inside cpp_guard (starting, polling and ending the stream); PostgreSQL calls made
+// from there go through pg_call. Everything else is plain C-style code over palloc'd memory, so
+// an ERROR anywhere leaves no C++ object behind but the stream, which the callback destroys.
 #include "custom_scan_internal.h"
 
 #include "engine_runner.h"
+#include "pair_stream.h"
 #include "pg_guard.h"
 #include "settings.h"
 
@@ -32,31 +43,57 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace simjoin::pg::cs {
 
 namespace {
 
 constexpr uint32 kNoRow = 0xFFFFFFFFu;
-constexpr uint32 kFirstChunkRows = 1024;
 constexpr int kMaxPhases = 8;
-constexpr size_t kPairReadBlock = 8192;
+constexpr size_t kQueueBatches = 4;  // batches of spec.batch_pairs waiting for the executor
+constexpr int kWaitMs = 50;          // slice of the wait for a batch between interrupt checks
 
-// Engine statistics summed over the chunks (plain data: no destructors).
+// Engine statistics summed over the scans (plain data: no destructors).
 struct EngineTotals {
   uint64 runs;
   uint64 batches;
   uint64 candidates;
   uint64 pairs;
+  uint64 stopped_early;
   int indexed_dims;
   char device[128];
   char algorithm[64];
   int phase_count;
   char phase_name[kMaxPhases][32];
   double phase_seconds[kMaxPhases];
+};
+
+// One child's rows: tuples (in memory or spilled), keys as coordinates, wild rows.
+struct Side {
+  MemoryContext tuple_mcxt;  // the tuples, in memory mode
+  uint32 n;
+  uint32 cap;
+  MinimalTuple* tuples;
+  BufFile* file;     // the tuples, once spilled
+  uint64* offsets;   // (fileno << 32) | offset of each spilled tuple
+  Size bytes;
+  bool spilled;      // ever spilled (EXPLAIN)
+  char* read_buffer;  // the spilled tuple held in the slot
+  Size read_buffer_size;
+  double* points;     // n_points x dim coordinates
+  uint32* point_row;  // row of each point
+  uint32 n_points;
+  uint32 points_cap;
+  uint32* wild;       // rows paired with every row of the other side
+  uint32 n_wild;
+  uint32 wild_cap;
+  uint32 current;     // row stored in the side's slot (kNoRow: none)
+  bool loaded;
 };
 
 struct SimJoinState {
@@ -74,76 +111,34 @@ struct SimJoinState {
   ExprContext* key_cxt;
   TupleTableSlot* outer_slot;  // holds a stored outer tuple
   TupleTableSlot* inner_slot;  // holds a stored inner tuple
-  MemoryContext inner_mcxt;    // inner tuples (in memory mode)
-  MemoryContext arrays_mcxt;   // inner/chunk arrays, pair buffer
-  MemoryContext chunk_mcxt;    // outer chunk tuples
+  MemoryContext arrays_mcxt;   // arrays of both sides; owns the stream (reset callback)
+  MemoryContextCallback stream_callback;
   Size memory_limit;
 
   // state of one scan
   bool started;
   bool finished;
-  bool outer_done;
   bool all_wild;     // every row is paired with every row (eps NaN, ST_DWithin eps < 0)
   bool use_engine;   // false when nothing can match (eps < 0)
   double eps;
   double bound;
   KeyRef ref;
-
-  // inner side
-  bool inner_loaded;
-  uint32 n_inner;
-  uint32 inner_cap;
-  MinimalTuple* inner_tuples;
-  BufFile* inner_file;
-  uint64* inner_offsets;
-  Size inner_bytes;
-  char* spill_buffer;
-  Size spill_buffer_size;
-  double* inner_points;
-  uint32* inner_point_row;
-  uint32 n_inner_points;
-  uint32 inner_points_cap;
-  uint32* inner_wild;
-  uint32 n_inner_wild;
-  uint32 inner_wild_cap;
-
-  // outer chunk
-  uint32 chunk_target;
-  uint32 n_chunk;
-  uint32 chunk_cap;
-  MinimalTuple* chunk_tuples;
-  double* chunk_points;
-  uint32* chunk_point_row;
-  uint32 n_chunk_points;
-  uint32 chunk_points_cap;
-  uint32* chunk_wild;
-  uint32 n_chunk_wild;
-  uint32 chunk_wild_cap;
   double* key_buffer;
   int key_buffer_dim;
 
-  // candidate pairs of the chunk: (inner << 32) | outer
-  uint64* pairs;
-  size_t n_pairs;
-  size_t pairs_cap;
-  size_t pair_pos;
-  BufFile* pair_file;
-  uint64 file_pairs;
-  uint64 file_pairs_read;
-  uint64* pair_block;
-  size_t pair_block_n;
-  size_t pair_block_pos;
+  Side outer;
+  Side inner;
+
+  // the engine's pairs
+  PairStream* stream;  // running engine, or nullptr
+  StreamBatch batch;   // the batch being handed out
+  size_t batch_pos;
   int phase;  // 0: engine pairs, 1: wild outer x all inner, 2: outer points x wild inner
   uint32 wi, wj;
-  uint32 cur_outer, cur_inner;
 
   // statistics
-  uint64 chunks;
   uint64 candidates_out;
-  uint64 outer_rows;
   uint64 wild_rows;
-  bool inner_spilled;
-  bool pairs_spilled;
   EngineTotals totals;
 };
 
@@ -196,191 +191,144 @@ int evaluate_key(SimJoinState* st, ExprState* key, TupleTableSlot* slot) {
   return status;
 }
 
-// ---- inner side ----------------------------------------------------------------------------
+// ---- the stored rows of a side ---------------------------------------------------------------
 
-void spill_inner(SimJoinState* st) {
-  MemoryContext old = MemoryContextSwitchTo(st->arrays_mcxt);
-  st->inner_file = BufFileCreateTemp(false);
-  st->inner_offsets = static_cast<uint64*>(
-      MemoryContextAllocHuge(st->arrays_mcxt, sizeof(uint64) * std::max<uint32>(st->inner_cap, 1)));
-  MemoryContextSwitchTo(old);
-  for (uint32 i = 0; i < st->n_inner; ++i) {
-    int fileno;
-    off_t offset;
-    BufFileTell(st->inner_file, &fileno, &offset);
-    st->inner_offsets[i] = (static_cast<uint64>(fileno) << 32) | static_cast<uint64>(offset);
-    BufFileWrite(st->inner_file, st->inner_tuples[i], st->inner_tuples[i]->t_len);
-  }
-  MemoryContextReset(st->inner_mcxt);
-  pfree(st->inner_tuples);
-  st->inner_tuples = nullptr;
-  st->inner_spilled = true;
+uint64 file_position(BufFile* file) {
+  int fileno;
+  off_t offset;
+  BufFileTell(file, &fileno, &offset);
+  return (static_cast<uint64>(fileno) << 32) | static_cast<uint64>(offset);
 }
 
-void store_inner_tuple(SimJoinState* st, TupleTableSlot* slot) {
-  const uint32 old_cap = st->inner_cap;
-  if (st->inner_file) {
-    ensure_capacity(st->arrays_mcxt, &st->inner_offsets, &st->inner_cap, st->n_inner + 1);
+void spill_side(SimJoinState* st, Side* side) {
+  MemoryContext old = MemoryContextSwitchTo(st->arrays_mcxt);
+  side->file = BufFileCreateTemp(false);
+  side->offsets = static_cast<uint64*>(
+      MemoryContextAllocHuge(st->arrays_mcxt, sizeof(uint64) * std::max<uint32>(side->cap, 1)));
+  MemoryContextSwitchTo(old);
+  for (uint32 i = 0; i < side->n; ++i) {
+    side->offsets[i] = file_position(side->file);
+    BufFileWrite(side->file, side->tuples[i], side->tuples[i]->t_len);
+  }
+  MemoryContextReset(side->tuple_mcxt);
+  pfree(side->tuples);
+  side->tuples = nullptr;
+  side->spilled = true;
+}
+
+// Memory for a side's tuples before they spill: hash_mem for the inner side; for the outer side
+// at least 64 MB, as the outer chunks of the earlier, chunked executor had (its rows are fetched
+// in the engine's order, which is random access once spilled).
+Size side_memory_limit(const SimJoinState* st, const Side* side) {
+  if (side == &st->inner) return st->memory_limit;
+  return std::max<Size>(st->memory_limit, 64 * 1024 * 1024);
+}
+
+void store_tuple(SimJoinState* st, Side* side, TupleTableSlot* slot) {
+  if (side->file) {
+    ensure_capacity(st->arrays_mcxt, &side->offsets, &side->cap, side->n + 1);
     MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, nullptr);
-    int fileno;
-    off_t offset;
-    BufFileTell(st->inner_file, &fileno, &offset);
-    st->inner_offsets[st->n_inner] =
-        (static_cast<uint64>(fileno) << 32) | static_cast<uint64>(offset);
-    BufFileWrite(st->inner_file, tuple, tuple->t_len);
-    st->inner_bytes += tuple->t_len;
-    st->n_inner++;
+    side->offsets[side->n++] = file_position(side->file);
+    BufFileWrite(side->file, tuple, tuple->t_len);
+    side->bytes += tuple->t_len;
     return;
   }
-  ensure_capacity(st->arrays_mcxt, &st->inner_tuples, &st->inner_cap, st->n_inner + 1);
-  (void)old_cap;
-  MemoryContext old = MemoryContextSwitchTo(st->inner_mcxt);
+  ensure_capacity(st->arrays_mcxt, &side->tuples, &side->cap, side->n + 1);
+  MemoryContext old = MemoryContextSwitchTo(side->tuple_mcxt);
   MinimalTuple tuple = ExecCopySlotMinimalTuple(slot);
   MemoryContextSwitchTo(old);
-  st->inner_tuples[st->n_inner++] = tuple;
-  st->inner_bytes += tuple->t_len;
-  if (st->inner_bytes > st->memory_limit) spill_inner(st);
+  side->tuples[side->n++] = tuple;
+  side->bytes += tuple->t_len;
+  if (side->bytes > side_memory_limit(st, side)) spill_side(st, side);
 }
 
-MinimalTuple fetch_inner_tuple(SimJoinState* st, uint32 row) {
-  if (!st->inner_file) return st->inner_tuples[row];
-  const uint64 position = st->inner_offsets[row];
-  if (BufFileSeek(st->inner_file, static_cast<int>(position >> 32),
+// The stored tuple of a row; a spilled one is read into the side's buffer (valid until the next
+// fetch from this side).
+MinimalTuple fetch_tuple(SimJoinState* st, Side* side, uint32 row) {
+  if (!side->file) return side->tuples[row];
+  const uint64 position = side->offsets[row];
+  if (BufFileSeek(side->file, static_cast<int>(position >> 32),
                   static_cast<off_t>(position & 0xFFFFFFFFu), SEEK_SET) != 0)
     ereport(ERROR, (errcode_for_file_access(), errmsg("simjoin: could not seek in temporary file")));
   uint32 length;
-  if (BufFileRead(st->inner_file, &length, sizeof length) != sizeof length)
+  if (BufFileRead(side->file, &length, sizeof length) != sizeof length)
     ereport(ERROR, (errcode_for_file_access(), errmsg("simjoin: could not read temporary file")));
-  if (st->spill_buffer_size < length) {
-    if (st->spill_buffer) pfree(st->spill_buffer);
-    st->spill_buffer = static_cast<char*>(MemoryContextAlloc(st->arrays_mcxt, length * 2));
-    st->spill_buffer_size = length * 2;
+  if (side->read_buffer_size < length) {
+    if (side->read_buffer) pfree(side->read_buffer);
+    side->read_buffer = static_cast<char*>(MemoryContextAlloc(st->arrays_mcxt, length * 2));
+    side->read_buffer_size = length * 2;
   }
-  std::memcpy(st->spill_buffer, &length, sizeof length);
+  std::memcpy(side->read_buffer, &length, sizeof length);
   const size_t rest = length - sizeof length;
-  if (BufFileRead(st->inner_file, st->spill_buffer + sizeof length, rest) != rest)
+  if (BufFileRead(side->file, side->read_buffer + sizeof length, rest) != rest)
     ereport(ERROR, (errcode_for_file_access(), errmsg("simjoin: could not read temporary file")));
-  return reinterpret_cast<MinimalTuple>(st->spill_buffer);
+  return reinterpret_cast<MinimalTuple>(side->read_buffer);
 }
 
-void reset_inner(SimJoinState* st) {
-  if (st->inner_file) BufFileClose(st->inner_file);
-  st->inner_file = nullptr;
-  MemoryContextReset(st->inner_mcxt);
-  if (st->inner_tuples) pfree(st->inner_tuples);
-  if (st->inner_offsets) pfree(st->inner_offsets);
-  if (st->inner_points) pfree(st->inner_points);
-  if (st->inner_point_row) pfree(st->inner_point_row);
-  if (st->inner_wild) pfree(st->inner_wild);
-  st->inner_tuples = nullptr;
-  st->inner_offsets = nullptr;
-  st->inner_points = nullptr;
-  st->inner_point_row = nullptr;
-  st->inner_wild = nullptr;
-  st->n_inner = st->inner_cap = 0;
-  st->n_inner_points = st->inner_points_cap = 0;
-  st->n_inner_wild = st->inner_wild_cap = 0;
-  st->inner_bytes = 0;
-  st->inner_loaded = false;
-  st->ref = KeyRef{};
-  st->cur_inner = kNoRow;
+void reset_side(Side* side) {
+  if (side->file) BufFileClose(side->file);
+  side->file = nullptr;
+  MemoryContextReset(side->tuple_mcxt);
+  if (side->tuples) pfree(side->tuples);
+  if (side->offsets) pfree(side->offsets);
+  if (side->points) pfree(side->points);
+  if (side->point_row) pfree(side->point_row);
+  if (side->wild) pfree(side->wild);
+  side->tuples = nullptr;
+  side->offsets = nullptr;
+  side->points = nullptr;
+  side->point_row = nullptr;
+  side->wild = nullptr;
+  side->n = side->cap = 0;
+  side->n_points = side->points_cap = 0;
+  side->n_wild = side->wild_cap = 0;
+  side->bytes = 0;
+  side->loaded = false;
+  side->current = kNoRow;
 }
 
-void load_inner(SimJoinState* st) {
+// Reads a child completely. force_wild (the outer side when every pair goes to the recheck):
+// every row with a key is wild, and not counted as such.
+void load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild) {
   for (;;) {
-    TupleTableSlot* slot = ExecProcNode(st->inner_ps);
+    TupleTableSlot* slot = ExecProcNode(child);
     if (TupIsNull(slot)) break;
     CHECK_FOR_INTERRUPTS();
-    const int status = evaluate_key(st, st->inner_key, slot);
+    int status = evaluate_key(st, key, slot);
     if (status == kNullKey) continue;  // never satisfies a strict distance
-    const uint32 row = st->n_inner;
-    store_inner_tuple(st, slot);
+    const uint32 row = side->n;
+    store_tuple(st, side, slot);
+    if (force_wild) status = KEY_WILD;
     if (status == KEY_OK) {
       const int dim = st->ref.dim;
-      const uint32 before = st->inner_points_cap;
-      ensure_capacity(st->arrays_mcxt, &st->inner_point_row, &st->inner_points_cap,
-                      st->n_inner_points + 1);
-      if (!st->inner_points || before != st->inner_points_cap) {
-        const Size bytes = sizeof(double) * dim * static_cast<size_t>(st->inner_points_cap);
-        st->inner_points = static_cast<double*>(
-            st->inner_points ? repalloc_huge(st->inner_points, bytes)
-                             : MemoryContextAllocHuge(st->arrays_mcxt, bytes));
+      const uint32 before = side->points_cap;
+      ensure_capacity(st->arrays_mcxt, &side->point_row, &side->points_cap, side->n_points + 1);
+      if (!side->points || before != side->points_cap) {
+        const Size bytes = sizeof(double) * dim * static_cast<size_t>(side->points_cap);
+        side->points = static_cast<double*>(
+            side->points ? repalloc_huge(side->points, bytes)
+                         : MemoryContextAllocHuge(st->arrays_mcxt, bytes));
       }
-      std::memcpy(st->inner_points + static_cast<size_t>(st->n_inner_points) * dim,
-                  st->key_buffer, sizeof(double) * dim);
-      st->inner_point_row[st->n_inner_points++] = row;
+      std::memcpy(side->points + static_cast<size_t>(side->n_points) * dim, st->key_buffer,
+                  sizeof(double) * dim);
+      side->point_row[side->n_points++] = row;
     } else if (status == KEY_WILD) {
-      ensure_capacity(st->arrays_mcxt, &st->inner_wild, &st->inner_wild_cap,
-                      st->n_inner_wild + 1);
-      st->inner_wild[st->n_inner_wild++] = row;
-      st->wild_rows++;
+      ensure_capacity(st->arrays_mcxt, &side->wild, &side->wild_cap, side->n_wild + 1);
+      side->wild[side->n_wild++] = row;
+      if (!force_wild) st->wild_rows++;
     }
   }
-  st->inner_loaded = true;
+  side->loaded = true;
 }
 
-// ---- outer chunks and the engine -------------------------------------------------------------
-
-// Collects the engine's pairs as (inner row << 32 | outer row), spilling to a BufFile.
-class PairCollector : public InterruptibleSink {
- public:
-  explicit PairCollector(SimJoinState* st) : st_(st) {}
-  bool consume(const PairBatch& batch) override {
-    SimJoinState* st = st_;
-    for (size_t k = 0; k < batch.size; ++k) {
-      const uint64 pair = (static_cast<uint64>(st->inner_point_row[batch.right[k]]) << 32) |
-                          st->chunk_point_row[batch.left[k]];
-      if (st->n_pairs == st->pairs_cap) grow_or_spill();
-      if (st->n_pairs < st->pairs_cap) {
-        st->pairs[st->n_pairs++] = pair;
-      } else {
-        spill_buffer_[spill_n_++] = pair;
-        if (spill_n_ == kPairReadBlock) flush();
-      }
-    }
-    return true;
-  }
-  void flush() {
-    if (spill_n_ == 0) return;
-    SimJoinState* st = st_;
-    const size_t n = spill_n_;
-    pg_call([st, n, this] {
-      if (!st->pair_file) {
-        MemoryContext old = MemoryContextSwitchTo(st->arrays_mcxt);
-        st->pair_file = BufFileCreateTemp(false);
-        MemoryContextSwitchTo(old);
-      }
-      BufFileWrite(st->pair_file, spill_buffer_, n * sizeof(uint64));
-    });
-    st->file_pairs += n;
-    st->pairs_spilled = true;
-    spill_n_ = 0;
-  }
-
- private:
-  void grow_or_spill() {
-    SimJoinState* st = st_;
-    const size_t limit = std::max<size_t>(st->memory_limit / sizeof(uint64), 8192);
-    if (st->pairs_cap >= limit) return;  // full: the rest goes to the file
-    const size_t next = std::min(limit, std::max<size_t>(st->pairs_cap * 2, 8192));
-    pg_call([st, next] {
-      const Size bytes = sizeof(uint64) * next;
-      st->pairs = static_cast<uint64*>(st->pairs ? repalloc_huge(st->pairs, bytes)
-                                                 : MemoryContextAllocHuge(st->arrays_mcxt, bytes));
-    });
-    st->pairs_cap = next;
-  }
-
-  SimJoinState* st_;
-  uint64 spill_buffer_[kPairReadBlock];
-  size_t spill_n_ = 0;
-};
+// ---- the engine on its producer thread --------------------------------------------------------
 
 void add_totals(EngineTotals* t, const JoinStats& stats) {
   t->runs++;
   t->batches += stats.batches;
   t->candidates += stats.candidates;
   t->pairs += stats.pairs;
+  if (stats.stopped) t->stopped_early++;
   t->indexed_dims = stats.indexed_dims;
   std::snprintf(t->device, sizeof t->device, "%s", stats.device.c_str());
   std::snprintf(t->algorithm, sizeof t->algorithm, "%s", stats.algorithm.c_str());
@@ -397,137 +345,115 @@ void add_totals(EngineTotals* t, const JoinStats& stats) {
   }
 }
 
-// Runs the engine on the chunk; returns true when it stopped for an interrupt.
-bool run_chunk_engine(SimJoinState* st) {
-  return cpp_guard([st]() -> bool {
+// Stops and joins the producer and frees the stream; never raises. Also the arrays context's
+// reset callback: on an ERROR the query's memory goes away, and the producer (which reads the
+// coordinates in that context) is stopped before it is freed.
+void destroy_stream(void* arg) {
+  SimJoinState* st = static_cast<SimJoinState*>(arg);
+  PairStream* stream = st->stream;
+  st->stream = nullptr;
+  st->batch = StreamBatch{};
+  st->batch_pos = 0;
+  delete stream;  // stop(): noexcept
+}
+
+void start_stream(SimJoinState* st) {
+  cpp_guard([st] {
     PointSet left;
-    left.coords = st->chunk_points;
-    left.n = st->n_chunk_points;
+    left.coords = st->outer.points;
+    left.n = st->outer.n_points;
     left.dim = st->ref.dim;
     PointSet right;
-    right.coords = st->inner_points;
-    right.n = st->n_inner_points;
+    right.coords = st->inner.points;
+    right.n = st->inner.n_points;
     right.dim = st->ref.dim;
-    JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
-    PairCollector sink(st);
-    JoinStats stats = run_engine(left, &right, spec, sink);
-    sink.flush();
+    const JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
+    PairStream::Options options = stream_options();
+    options.queue_batches = kQueueBatches;
+    options.keep_distance = false;  // the recheck decides; distances are not needed
+    options.order_by_right = st->inner.file != nullptr;  // inner rows read from disk in order
+    st->stream = new PairStream(left, &right, spec, std::move(options));
+  });
+  st->batch = StreamBatch{};
+  st->batch_pos = 0;
+}
+
+// The stream ended by itself: totals, NOTICEs, the engine's error. Returns true when the engine
+// stopped for an interrupt.
+bool finish_stream(SimJoinState* st) {
+  return cpp_guard([st]() -> bool {
+    PairStream* stream = st->stream;
+    const JoinStats stats = stream->stats();
+    const std::exception_ptr error = stream->error();
+    const std::string note = stream->fallback_note();
+    destroy_stream(st);
+    if (error) std::rethrow_exception(error);
     add_totals(&st->totals, stats);
-    if (st->inner_file && st->n_pairs > 1) std::sort(st->pairs, st->pairs + st->n_pairs);
+    report_join(stats, note);
     return stats.stopped;
   });
 }
 
-void load_chunk(SimJoinState* st) {
-  MemoryContextReset(st->chunk_mcxt);
-  if (st->pair_file) {
-    BufFileClose(st->pair_file);
-    st->pair_file = nullptr;
-  }
-  st->n_chunk = st->n_chunk_points = st->n_chunk_wild = 0;
-  st->n_pairs = st->pair_pos = 0;
-  st->file_pairs = st->file_pairs_read = 0;
-  st->pair_block_n = st->pair_block_pos = 0;
-  st->phase = 0;
-  st->wi = st->wj = 0;
-  st->cur_outer = kNoRow;
-  Size chunk_bytes = 0;
-  const Size chunk_memory = std::max<Size>(st->memory_limit, 64 * 1024 * 1024);
+// The executor needs no more pairs (LIMIT, end of the scan, rescan): stops the engine early. An
+// engine error after that point is of no consequence and dropped.
+void stop_stream(SimJoinState* st) {
+  if (!st->stream) return;
+  cpp_guard([st] {
+    st->stream->stop();
+    const JoinStats stats = st->stream->stats();
+    const bool failed = static_cast<bool>(st->stream->error());
+    const std::string note = st->stream->fallback_note();
+    destroy_stream(st);
+    if (failed) return;
+    add_totals(&st->totals, stats);
+    report_join(stats, note);
+  });
+}
 
-  while (st->n_chunk < st->chunk_target && chunk_bytes < chunk_memory) {
-    TupleTableSlot* slot = ExecProcNode(st->outer_ps);
-    if (TupIsNull(slot)) {
-      st->outer_done = true;
-      break;
+// Makes the next batch current. Returns false when the engine's pairs are exhausted.
+bool next_batch(SimJoinState* st) {
+  for (;;) {
+    CHECK_FOR_INTERRUPTS();
+    const PairStream::Next next = cpp_guard([st] {
+      return st->stream->next(&st->batch, std::chrono::milliseconds(kWaitMs));
+    });
+    if (next == PairStream::Next::Batch) {
+      st->batch_pos = 0;
+      return true;
     }
-    int status = evaluate_key(st, st->outer_key, slot);
-    if (status == kNullKey) continue;
-    st->outer_rows++;
-    const uint32 row = st->n_chunk;
-    ensure_capacity(st->arrays_mcxt, &st->chunk_tuples, &st->chunk_cap, st->n_chunk + 1);
-    MemoryContext old = MemoryContextSwitchTo(st->chunk_mcxt);
-    MinimalTuple tuple = ExecCopySlotMinimalTuple(slot);
-    MemoryContextSwitchTo(old);
-    chunk_bytes += tuple->t_len;
-    st->chunk_tuples[st->n_chunk++] = tuple;
-    if (st->all_wild) status = KEY_WILD;
-    if (status == KEY_OK) {
-      const int dim = st->ref.dim;
-      const uint32 before = st->chunk_points_cap;
-      ensure_capacity(st->arrays_mcxt, &st->chunk_point_row, &st->chunk_points_cap,
-                      st->n_chunk_points + 1);
-      if (!st->chunk_points || before != st->chunk_points_cap) {
-        const Size bytes = sizeof(double) * dim * static_cast<size_t>(st->chunk_points_cap);
-        st->chunk_points = static_cast<double*>(
-            st->chunk_points ? repalloc_huge(st->chunk_points, bytes)
-                             : MemoryContextAllocHuge(st->arrays_mcxt, bytes));
+    if (next == PairStream::Next::End) {
+      if (finish_stream(st)) {
+        static JoinStats stopped;  // static: nothing to destroy if this raises
+        stopped.stopped = true;
+        raise_if_interrupted(stopped);
       }
-      std::memcpy(st->chunk_points + static_cast<size_t>(st->n_chunk_points) * dim,
-                  st->key_buffer, sizeof(double) * dim);
-      st->chunk_point_row[st->n_chunk_points++] = row;
-    } else if (status == KEY_WILD) {
-      ensure_capacity(st->arrays_mcxt, &st->chunk_wild, &st->chunk_wild_cap,
-                      st->n_chunk_wild + 1);
-      st->chunk_wild[st->n_chunk_wild++] = row;
-      if (!st->all_wild) st->wild_rows++;
-    }
-  }
-  if (st->n_chunk == 0) return;
-  st->chunks++;
-  // Later chunks grow: few engine runs over the inner side, rows early for LIMIT.
-  st->chunk_target = st->chunk_target >= (kNoRow / 8) ? kNoRow : st->chunk_target * 8;
-
-  if (!st->all_wild && st->use_engine && st->n_chunk_points > 0 && st->n_inner_points > 0) {
-    if (run_chunk_engine(st)) {
-      static JoinStats stopped;  // static: nothing to destroy if this raises
-      stopped.stopped = true;
-      raise_if_interrupted(stopped);
+      return false;
     }
   }
 }
+
+// ---- pairs and scan tuples --------------------------------------------------------------------
 
 // The recheck of a pair is done by ExecScan with the plan's qual: here only the next candidate.
 bool next_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_row) {
   for (;;) {
     switch (st->phase) {
-      case 0:
-        if (st->pair_pos < st->n_pairs) {
-          const uint64 pair = st->pairs[st->pair_pos++];
-          *outer_row = static_cast<uint32>(pair & 0xFFFFFFFFu);
-          *inner_row = static_cast<uint32>(pair >> 32);
+      case 0:  // the engine's pairs
+        if (st->batch_pos < st->batch.size) {
+          *outer_row = st->outer.point_row[st->batch.left[st->batch_pos]];
+          *inner_row = st->inner.point_row[st->batch.right[st->batch_pos]];
+          st->batch_pos++;
           return true;
         }
-        if (st->pair_block_pos < st->pair_block_n) {
-          const uint64 pair = st->pair_block[st->pair_block_pos++];
-          *outer_row = static_cast<uint32>(pair & 0xFFFFFFFFu);
-          *inner_row = static_cast<uint32>(pair >> 32);
-          return true;
-        }
-        if (st->file_pairs_read < st->file_pairs) {
-          if (st->file_pairs_read == 0 && BufFileSeek(st->pair_file, 0, 0, SEEK_SET) != 0)
-            ereport(ERROR, (errcode_for_file_access(),
-                            errmsg("simjoin: could not seek in temporary file")));
-          if (!st->pair_block)
-            st->pair_block = static_cast<uint64*>(
-                MemoryContextAlloc(st->arrays_mcxt, sizeof(uint64) * kPairReadBlock));
-          const size_t n = std::min<uint64>(kPairReadBlock, st->file_pairs - st->file_pairs_read);
-          if (BufFileRead(st->pair_file, st->pair_block, n * sizeof(uint64)) !=
-              n * sizeof(uint64))
-            ereport(ERROR, (errcode_for_file_access(),
-                            errmsg("simjoin: could not read temporary file")));
-          st->file_pairs_read += n;
-          st->pair_block_n = n;
-          st->pair_block_pos = 0;
-          continue;
-        }
+        if (st->stream && next_batch(st)) break;
         st->phase = 1;
         st->wi = st->wj = 0;
         break;
       case 1:  // wild outer rows x every inner row
-        if (st->wi < st->n_chunk_wild && st->n_inner > 0) {
-          *outer_row = st->chunk_wild[st->wi];
+        if (st->wi < st->outer.n_wild && st->inner.n > 0) {
+          *outer_row = st->outer.wild[st->wi];
           *inner_row = st->wj;
-          if (++st->wj == st->n_inner) {
+          if (++st->wj == st->inner.n) {
             st->wj = 0;
             st->wi++;
           }
@@ -537,10 +463,10 @@ bool next_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_row) {
         st->wi = st->wj = 0;
         break;
       case 2:  // outer rows with points x wild inner rows
-        if (!st->all_wild && st->wi < st->n_chunk_points && st->n_inner_wild > 0) {
-          *outer_row = st->chunk_point_row[st->wi];
-          *inner_row = st->inner_wild[st->wj];
-          if (++st->wj == st->n_inner_wild) {
+        if (!st->all_wild && st->wi < st->outer.n_points && st->inner.n_wild > 0) {
+          *outer_row = st->outer.point_row[st->wi];
+          *inner_row = st->inner.wild[st->wj];
+          if (++st->wj == st->inner.n_wild) {
             st->wj = 0;
             st->wi++;
           }
@@ -554,17 +480,16 @@ bool next_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_row) {
   }
 }
 
+void hold_row(SimJoinState* st, Side* side, TupleTableSlot* slot, uint32 row) {
+  if (row == side->current) return;
+  ExecStoreMinimalTuple(fetch_tuple(st, side, row), slot, false);
+  slot_getallattrs(slot);
+  side->current = row;
+}
+
 TupleTableSlot* form_pair(SimJoinState* st, uint32 outer_row, uint32 inner_row) {
-  if (outer_row != st->cur_outer) {
-    ExecStoreMinimalTuple(st->chunk_tuples[outer_row], st->outer_slot, false);
-    slot_getallattrs(st->outer_slot);
-    st->cur_outer = outer_row;
-  }
-  if (inner_row != st->cur_inner) {
-    ExecStoreMinimalTuple(fetch_inner_tuple(st, inner_row), st->inner_slot, false);
-    slot_getallattrs(st->inner_slot);
-    st->cur_inner = inner_row;
-  }
+  hold_row(st, &st->outer, st->outer_slot, outer_row);
+  hold_row(st, &st->inner, st->inner_slot, inner_row);
   TupleTableSlot* scan = st->css.ss.ss_ScanTupleSlot;
   ExecClearTuple(scan);
   std::memcpy(scan->tts_values, st->outer_slot->tts_values, sizeof(Datum) * st->outer_columns);
@@ -580,8 +505,7 @@ TupleTableSlot* form_pair(SimJoinState* st, uint32 outer_row, uint32 inner_row) 
 void start_scan(SimJoinState* st) {
   st->started = true;
   st->finished = false;
-  st->outer_done = false;
-  st->chunk_target = kFirstChunkRows;
+  st->phase = 3;
   ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
   ResetExprContext(econtext);
   bool isnull;
@@ -594,31 +518,31 @@ void start_scan(SimJoinState* st) {
   // eps NaN: PostgreSQL's float order puts NaN above everything, so d <= NaN holds for every d;
   // ST_DWithin with a negative eps raises an error. Both: every pair goes to the recheck.
   st->all_wild = std::isnan(st->eps) || (st->form.dwithin && st->eps < 0);
-  if (!st->inner_loaded) load_inner(st);
-  if (st->n_inner == 0) {  // nothing to join: the outer side is not read at all
+  if (!st->inner.loaded) load_side(st, &st->inner, st->inner_ps, st->inner_key, false);
+  if (st->inner.n == 0) {  // nothing to join: the outer side is not read at all
     st->finished = true;
     return;
   }
+  load_side(st, &st->outer, st->outer_ps, st->outer_key, st->all_wild);
   st->bound = engine_bound(st->form, st->eps, st->ref.dim);
   st->use_engine = !st->all_wild && !std::isnan(st->bound);
-  elog(DEBUG2, "simjoin: eps=%g bound=%g all_wild=%d dim=%d inner=%u points=%u wild=%u", st->eps, st->bound, st->all_wild, st->ref.dim, st->n_inner, st->n_inner_points, st->n_inner_wild);
+  elog(DEBUG2, "simjoin: eps=%g bound=%g all_wild=%d dim=%d inner=%u points=%u wild=%u outer=%u points=%u wild=%u",
+       st->eps, st->bound, st->all_wild, st->ref.dim, st->inner.n, st->inner.n_points,
+       st->inner.n_wild, st->outer.n, st->outer.n_points, st->outer.n_wild);
+  st->phase = 0;
+  st->wi = st->wj = 0;
+  if (st->use_engine && st->outer.n_points > 0 && st->inner.n_points > 0) start_stream(st);
 }
 
 TupleTableSlot* next_scan_tuple(ScanState* node) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
   if (!st->started) start_scan(st);
-  for (;;) {
-    CHECK_FOR_INTERRUPTS();
-    if (st->finished) return nullptr;
-    uint32 outer_row, inner_row;
-    if (st->n_chunk > 0 && next_candidate(st, &outer_row, &inner_row))
-      return form_pair(st, outer_row, inner_row);
-    if (st->outer_done) {
-      st->finished = true;
-      return nullptr;
-    }
-    load_chunk(st);
-  }
+  CHECK_FOR_INTERRUPTS();
+  if (st->finished) return nullptr;
+  uint32 outer_row, inner_row;
+  if (next_candidate(st, &outer_row, &inner_row)) return form_pair(st, outer_row, inner_row);
+  st->finished = true;
+  return nullptr;
 }
 
 bool recheck_scan_tuple(ScanState*, TupleTableSlot*) { return true; }
@@ -664,11 +588,12 @@ Node* create_state(CustomScan* cscan) {
   });
 }
 
+
 void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
   CustomScan* cscan = reinterpret_cast<CustomScan*>(node->ss.ps.plan);
-  // Candidates come out of a buffer: no backward scan or mark/restore of our own; the children
-  // are read once (per rescan), forward.
+  // Candidates come out of the engine's stream: no backward scan or mark/restore of our own; the
+  // children are read once (per rescan), forward.
   const int child_flags = eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
   st->outer_ps = ExecInitNode(static_cast<Plan*>(linitial(cscan->custom_plans)), estate,
                               child_flags);
@@ -695,14 +620,19 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
                                           &TTSOpsMinimalTuple);
   st->inner_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(st->inner_ps),
                                           &TTSOpsMinimalTuple);
-  st->inner_mcxt = AllocSetContextCreate(CurrentMemoryContext, "simjoin inner tuples",
-                                         ALLOCSET_DEFAULT_SIZES);
+  st->inner.tuple_mcxt = AllocSetContextCreate(CurrentMemoryContext, "simjoin inner tuples",
+                                               ALLOCSET_DEFAULT_SIZES);
+  st->outer.tuple_mcxt = AllocSetContextCreate(CurrentMemoryContext, "simjoin outer tuples",
+                                               ALLOCSET_DEFAULT_SIZES);
   st->arrays_mcxt = AllocSetContextCreate(CurrentMemoryContext, "simjoin arrays",
                                           ALLOCSET_DEFAULT_SIZES);
-  st->chunk_mcxt = AllocSetContextCreate(CurrentMemoryContext, "simjoin outer chunk",
-                                         ALLOCSET_DEFAULT_SIZES);
+  // Whatever ends this context (EndCustomScan, or the query's memory going away after an ERROR)
+  // first stops the engine, which reads the coordinates stored in it.
+  st->stream_callback.func = destroy_stream;
+  st->stream_callback.arg = st;
+  MemoryContextRegisterResetCallback(st->arrays_mcxt, &st->stream_callback);
   st->memory_limit = get_hash_memory_limit();
-  st->cur_outer = st->cur_inner = kNoRow;
+  st->outer.current = st->inner.current = kNoRow;
   st->ref = KeyRef{};  // palloc0 gave dim 0, not "unknown"
   st->phase = 3;
 }
@@ -718,18 +648,20 @@ TupleTableSlot* exec_scan(CustomScanState* node) {
 
 void end_scan(CustomScanState* node) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
-  if (st->inner_file) BufFileClose(st->inner_file);
-  if (st->pair_file) BufFileClose(st->pair_file);
-  st->inner_file = st->pair_file = nullptr;
+  stop_stream(st);
+  if (st->inner.file) BufFileClose(st->inner.file);
+  if (st->outer.file) BufFileClose(st->outer.file);
+  st->inner.file = st->outer.file = nullptr;
   ExecEndNode(st->outer_ps);
   ExecEndNode(st->inner_ps);
-  MemoryContextDelete(st->chunk_mcxt);
-  MemoryContextDelete(st->inner_mcxt);
+  MemoryContextDelete(st->outer.tuple_mcxt);
+  MemoryContextDelete(st->inner.tuple_mcxt);
   MemoryContextDelete(st->arrays_mcxt);
 }
 
 void rescan(CustomScanState* node) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
+  stop_stream(st);
   Bitmapset* changed = node->ss.ps.chgParam;
   if (changed) {
     UpdateChangedParamSet(st->outer_ps, changed);
@@ -737,19 +669,14 @@ void rescan(CustomScanState* node) {
   }
   st->started = false;
   st->finished = false;
-  st->n_chunk = st->n_pairs = 0;
-  st->pair_pos = 0;
-  if (st->pair_file) BufFileClose(st->pair_file);
-  st->pair_file = nullptr;
-  st->file_pairs = st->file_pairs_read = 0;
-  st->pair_block_n = st->pair_block_pos = 0;
   st->phase = 3;
-  MemoryContextReset(st->chunk_mcxt);
-  st->cur_outer = kNoRow;
-  // The inner side is kept when complete and its parameters did not change (as a hash join
-  // keeps its table); a child with changed parameters is rescanned by its next ExecProcNode.
-  if (!st->inner_loaded || st->inner_ps->chgParam != nullptr) {
-    reset_inner(st);
+  // The outer side is read again; the inner side is kept when complete and its parameters did
+  // not change (as a hash join keeps its table); a child with changed parameters is rescanned by
+  // its next ExecProcNode.
+  reset_side(&st->outer);
+  if (!st->inner.loaded || st->inner_ps->chgParam != nullptr) {
+    reset_side(&st->inner);
+    st->ref = KeyRef{};
     if (st->inner_ps->chgParam == nullptr) ExecReScan(st->inner_ps);
   }
   if (st->outer_ps->chgParam == nullptr) ExecReScan(st->outer_ps);
@@ -766,6 +693,7 @@ const char* device_name() {
   }
 }
 
+
 void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
   CustomScan* cscan = reinterpret_cast<CustomScan*>(node->ss.ps.plan);
@@ -774,14 +702,16 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   char* eps = deparse_expression(static_cast<Node*>(list_nth(cscan->custom_exprs, EXPR_EPS)),
                                  context, es->verbose, false);
   ExplainPropertyText("Eps", eps, es);
-  ExplainPropertyText("Device", device_name(), es);
+  // The device setting is machine-specific (gpu on a GPU machine's test run): a detail.
+  if (explain_details_setting) ExplainPropertyText("Device", device_name(), es);
   ExplainPropertyText("Algorithm", "auto", es);
-  if (!es->analyze || !explain_details_setting || st->totals.runs == 0) {
-    if (es->analyze && explain_details_setting) {
-      ExplainPropertyInteger("Chunks", nullptr, static_cast<int64>(st->chunks), es);
-      ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out),
-                             es);
-    }
+  if (!es->analyze) return;
+  // EXPLAIN ANALYZE (or auto_explain) runs once nothing more will be fetched: an engine still
+  // running (under a LIMIT it waits on its full queue) is stopped now, to report what it did.
+  stop_stream(st);
+  if (!explain_details_setting) return;
+  if (st->totals.runs == 0) {
+    ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out), es);
     return;
   }
   char line[1024];
@@ -801,12 +731,15 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   });
   ExplainPropertyText("Engine", line, es);
   ExplainPropertyInteger("Engine Runs", nullptr, static_cast<int64>(t->runs), es);
-  ExplainPropertyInteger("Chunks", nullptr, static_cast<int64>(st->chunks), es);
+  ExplainPropertyInteger("Engine Runs Stopped Early", nullptr,
+                         static_cast<int64>(t->stopped_early), es);
+  ExplainPropertyInteger("Engine Pairs", nullptr, static_cast<int64>(t->pairs), es);
   ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out), es);
   ExplainPropertyInteger("Wild Rows", nullptr, static_cast<int64>(st->wild_rows), es);
-  ExplainPropertyText("Inner Storage", st->inner_spilled ? "disk" : "memory", es);
-  ExplainPropertyInteger("Inner Bytes", "kB", static_cast<int64>(st->inner_bytes / 1024), es);
-  ExplainPropertyText("Pair Buffer", st->pairs_spilled ? "disk" : "memory", es);
+  ExplainPropertyText("Inner Storage", st->inner.spilled ? "disk" : "memory", es);
+  ExplainPropertyInteger("Inner Bytes", "kB", static_cast<int64>(st->inner.bytes / 1024), es);
+  ExplainPropertyText("Outer Storage", st->outer.spilled ? "disk" : "memory", es);
+  ExplainPropertyInteger("Outer Bytes", "kB", static_cast<int64>(st->outer.bytes / 1024), es);
 }
 
 }  // namespace
@@ -825,6 +758,8 @@ void init_exec_methods() {
   exec_methods.InitializeDSMCustomScan = nullptr;
   exec_methods.ReInitializeDSMCustomScan = nullptr;
   exec_methods.InitializeWorkerCustomScan = nullptr;
+  // No ShutdownCustomScan: PostgreSQL 15 calls it after every portion of a cursor, which may be
+  // fetched from again; an engine stopped there could not resume. EndCustomScan stops it.
   exec_methods.ShutdownCustomScan = nullptr;
   exec_methods.ExplainCustomScan = explain_scan;
 }

@@ -15,62 +15,40 @@ namespace simjoin::pg {
 
 namespace {
 
-// Counts what passes through, so that a GPU failure is only retried before any pair was taken.
-class CountingSink : public PairSink {
- public:
-  explicit CountingSink(PairSink& inner) : inner_(inner) {}
-  bool consume(const PairBatch& batch) override {
-    pairs_taken_ += batch.size;
-    return inner_.consume(batch);
-  }
-  bool keep_going() override { return inner_.keep_going(); }
-  std::size_t pairs_taken() const { return pairs_taken_; }
-
- private:
-  PairSink& inner_;
-  std::size_t pairs_taken_ = 0;
-};
-
 void notice(const char* text) {
   pg_call([text] { ereport(NOTICE, (errmsg("simjoin: %s", text))); });
 }
 
 }  // namespace
 
-bool InterruptibleSink::keep_going() {
-  return !(QueryCancelPending || ProcDiePending);
-}
+bool InterruptibleSink::keep_going() { return !interrupt_pending(); }
 
 JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      PairSink& sink) {
-  if (spec.device == Device::Gpu) {
-    std::string why;
-    if (!gpu_available(&why))
-      throw Error("simjoin.device is 'gpu' but no GPU is usable: " + why);
-  }
-  CountingSink counting(sink);
-  JoinStats stats;
-  try {
-    stats = run_join(left, right, spec, counting);
-  } catch (const PgError&) {
-    throw;  // from the sink: PostgreSQL's own error, not the engine's
-  } catch (const Error& e) {
-    const bool may_retry = spec.device != Device::Cpu && gpu_error_setting == GPU_ERROR_FALLBACK &&
-                           counting.pairs_taken() == 0 && gpu_available(nullptr);
-    if (!may_retry) throw;
-    const std::string message =
-        std::string("GPU join failed (") + e.what() + "); running it on the CPU";
-    notice(message.c_str());
-    JoinSpec cpu_spec = spec;
-    cpu_spec.device = Device::Cpu;
-    stats = run_join(left, right, cpu_spec, counting);
-  }
+  // A PgError thrown by the sink is no simjoin::Error: it is never retried, only propagated.
+  JoinStats stats = run_join_with_fallback(
+      left, right, spec, gpu_error_setting == GPU_ERROR_FALLBACK, sink,
+      [](const std::string& message) { notice(message.c_str()); });
+  report_join(stats, std::string());
+  return stats;
+}
+
+bool interrupt_pending() { return QueryCancelPending || ProcDiePending; }
+
+PairStream::Options stream_options() {
+  PairStream::Options options;
+  options.cpu_fallback = gpu_error_setting == GPU_ERROR_FALLBACK;
+  options.interrupted = interrupt_pending;
+  return options;
+}
+
+void report_join(const JoinStats& stats, const std::string& fallback_note) {
+  if (!fallback_note.empty()) notice(fallback_note.c_str());
   if (explain_setting) {
     char line[1024];
     describe_join(stats, line, sizeof line);
     notice(line);
   }
-  return stats;
 }
 
 void raise_if_interrupted(const JoinStats& stats) {

@@ -6,7 +6,10 @@ extern "C" {
 #include "postgres.h"
 }
 
+#include <string>
+
 #include "engine.h"
+#include "pair_stream.h"
 
 namespace simjoin::pg {
 
@@ -25,6 +28,19 @@ class InterruptibleSink : public PairSink {
 // raise_if_interrupted).
 JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      PairSink& sink);
+
+// Whether a query cancel, statement_timeout or backend termination is pending. Reads plain
+// volatile flags only: safe on any thread, never raises.
+bool interrupt_pending();
+
+// Options for running the engine on a producer thread (PairStream) from a backend: the GPU
+// fallback as simjoin.gpu_error says, stopping when interrupt_pending(). The producer never calls
+// PostgreSQL; report_join() emits its NOTICEs on the backend's thread afterwards.
+PairStream::Options stream_options();
+
+// The NOTICEs of a finished join: the GPU fallback message (if any) and the simjoin.explain line.
+// Inside cpp_guard (it uses pg_call).
+void report_join(const JoinStats& stats, const std::string& fallback_note);
 
 // Called in plain C context (no C++ frames with destructors below) after a join stopped early:
 // processes the pending cancel/timeout; raises "canceling statement" if nothing else did.

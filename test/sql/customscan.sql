@@ -146,8 +146,47 @@ SELECT e, (SELECT count(*) FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= e)
   FROM (VALUES (0.1::float8), (0.3), (0.1)) AS t(e);
 RESET simjoin.enable_customscan;
 SELECT count(*) FROM (SELECT a.id FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3 LIMIT 10) l;
+-- The result streams: LIMIT stops the engine once a few batches are queued, long before the
+-- 3.4 million pairs of this join are produced. (With a LIMIT, PostgreSQL's nested loop is rightly
+-- cheaper: it is turned off to get the custom scan.)
+CREATE TABLE cs_dense AS
+  SELECT i AS id, ARRAY[random() * 10, random() * 10]::float8[] AS v FROM generate_series(1, 4000) i;
+ANALYZE cs_dense;
+SET enable_nestloop = off;
+SELECT count(*) FROM (SELECT a.id FROM cs_dense a JOIN cs_dense b ON a.v <-> b.v <= 3 LIMIT 5) l;
+SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM cs_dense a JOIN cs_dense b ON a.v <-> b.v <= 3 LIMIT 5',
+                          'Engine Runs Stopped Early') AS stopped_early,
+       pg_temp.cs_explain('SELECT a.id, b.id FROM cs_dense a JOIN cs_dense b ON a.v <-> b.v <= 3 LIMIT 5',
+                          'Engine Pairs')::bigint < 1000000 AS few_pairs,
+       (SELECT count(*) FROM cs_dense a JOIN cs_dense b ON a.v <-> b.v <= 3) > 3000000 AS millions;
+-- Cursors fetch in portions: one engine run across several ExecutorRun calls, every pair once;
+-- closing a cursor early stops its engine.
+CREATE FUNCTION pg_temp.cs_cursor_rows(eps float8, first int) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  c refcursor;
+  d refcursor;
+  moved bigint;
+  total bigint := 0;
+BEGIN
+  OPEN d NO SCROLL FOR SELECT a.id, b.id FROM cs_dense a JOIN cs_dense b ON a.v <-> b.v <= 3;
+  MOVE FORWARD 10 IN d;
+  OPEN c NO SCROLL FOR SELECT a.id, b.id FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= eps;
+  MOVE FORWARD first IN c;
+  GET DIAGNOSTICS moved = ROW_COUNT;
+  total := total + moved;
+  CLOSE d;
+  MOVE FORWARD ALL IN c;
+  GET DIAGNOSTICS moved = ROW_COUNT;
+  CLOSE c;
+  RETURN total + moved;
+END $$;
+SELECT pg_temp.cs_cursor_rows(0.3, 10) AS rows_10, pg_temp.cs_cursor_rows(0.3, 20000) AS rows_20000;
+RESET enable_nestloop;
+DROP TABLE cs_dense;
 
--- An inner side larger than work_mem spills to a temporary file.
+-- An inner side larger than work_mem spills to a temporary file (the outer side only past
+-- max(hash_mem, 64 MB)).
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
 SELECT * FROM pg_temp.cs_compare(
@@ -155,7 +194,7 @@ SELECT * FROM pg_temp.cs_compare(
 SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3',
                           'Inner Storage') AS inner_storage,
        pg_temp.cs_explain('SELECT a.id, b.id FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3',
-                          'Pair Buffer') AS pair_buffer;
+                          'Outer Storage') AS outer_storage;
 RESET work_mem;
 RESET hash_mem_multiplier;
 SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3',

@@ -1,0 +1,123 @@
+// The engine on a producer thread: run_join's batches go into a bounded queue that a consumer
+// (the PostgreSQL backend's executor) drains at its own pace, so that the full result is never
+// materialized and a consumer that stops early stops the engine.
+//
+// Plain C++17 like the rest of the engine: the producer thread is started with every signal
+// blocked (worker_thread.h) and never calls back into the host except through
+// Options::interrupted, which must be thread-safe (PostgreSQL: read the pending-interrupt flags).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine.h"
+
+namespace simjoin {
+
+// run_join with the device choice shared by every caller: Device::Gpu without a usable GPU
+// throws; a failure of the GPU join (simjoin::Error) is retried on the CPU when `cpu_fallback`
+// is set, the device was not Device::Cpu, no pair has reached the sink yet and a GPU is present;
+// on_fallback (optional) gets the message to report just before the CPU run. Any other error,
+// and every exception thrown by the sink, propagates.
+JoinStats run_join_with_fallback(const PointSet& left, const PointSet* right,
+                                 const JoinSpec& spec, bool cpu_fallback, PairSink& sink,
+                                 const std::function<void(const std::string&)>& on_fallback);
+
+// One batch handed to the consumer; valid until its next call of next() or stop().
+struct StreamBatch {
+  const std::uint32_t* left = nullptr;
+  const std::uint32_t* right = nullptr;
+  const double* distance = nullptr;  // nullptr unless Options::keep_distance
+  std::size_t size = 0;
+};
+
+class PairStream {
+ public:
+  struct Options {
+    std::size_t queue_batches = 4;  // full batches waiting for the consumer, at most
+    bool keep_distance = true;      // copy the distances too
+    // Each batch sorted by (right, left) on the producer thread, for a consumer that reads the
+    // right side's rows from disk; only without distances (ignored when keep_distance).
+    bool order_by_right = false;
+    bool cpu_fallback = false;      // see run_join_with_fallback
+    // Polled on the producer thread (between batches, at least every 100 ms while the engine
+    // works); true stops the join. Must be thread-safe, must not throw.
+    std::function<bool()> interrupted;
+  };
+
+  enum class Next { Batch, Timeout, End };
+
+  // Starts the join on the producer thread. The point sets' coordinates must stay valid and
+  // unchanged until stop() returned (the destructor calls it). Throws only if the thread cannot
+  // be started.
+  PairStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+             Options options);
+  ~PairStream();
+  PairStream(const PairStream&) = delete;
+  PairStream& operator=(const PairStream&) = delete;
+
+  // Consumer side: waits at most `timeout` for the next batch. Batch: *batch is set (the previous
+  // batch's arrays are recycled). End: the join finished, failed (error()) or was stopped; the
+  // producer thread is joined; after stop(), always End. Never throws.
+  Next next(StreamBatch* batch, std::chrono::milliseconds timeout);
+
+  // Asks the producer to stop and waits for it (promptly: the engine polls keep_going at least
+  // every 100 ms). Idempotent, never throws. After it, stats() and error() are final.
+  void stop() noexcept;
+
+  // Valid once next() returned End or stop() returned.
+  const JoinStats& stats() const { return stats_; }
+  std::exception_ptr error() const { return error_; }
+  // The GPU fallback message to report (empty if none happened).
+  const std::string& fallback_note() const { return fallback_note_; }
+  // Pairs the producer pushed into the queue so far (consumer's thread: after End or stop()).
+  std::uint64_t pairs_pushed() const { return pairs_pushed_; }
+
+ private:
+  struct Buffer {
+    std::vector<std::uint32_t> left, right;
+    std::vector<double> distance;
+    std::vector<std::uint64_t> keys;  // scratch of sort_by_right
+  };
+  static void sort_by_right(Buffer* buffer);
+  class QueueSink;
+
+  void produce(PointSet left, const PointSet* right, JoinSpec spec);
+  bool push(const PairBatch& batch);  // producer; false once stopped
+  bool producer_keep_going();
+  void join() noexcept;
+
+  Options options_;
+  PointSet right_copy_;
+  bool has_right_ = false;
+
+  std::mutex mutex_;
+  std::condition_variable has_data_;   // producer -> consumer
+  std::condition_variable has_space_;  // consumer -> producer
+  std::deque<Buffer> ready_;
+  std::vector<Buffer> free_;
+  Buffer current_;
+  bool holding_current_ = false;
+  bool done_ = false;
+  std::atomic<bool> stop_{false};
+
+  // written by the producer before done_ is set; read by the consumer after the join
+  JoinStats stats_;
+  std::exception_ptr error_;
+  std::string fallback_note_;
+  std::uint64_t pairs_pushed_ = 0;
+
+  std::thread thread_;
+};
+
+}  // namespace simjoin

@@ -1,0 +1,185 @@
+// The engine on a producer thread feeding a bounded queue (pair_stream.h): the same pairs as
+// run_join, bounded buffering, early stop, interrupts, errors, the GPU fallback decision.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "join_scenarios.h"
+#include "pair_stream.h"
+#include "test_support.h"
+
+namespace simjoin {
+namespace {
+
+using namespace simjoin::testing;
+using std::chrono::milliseconds;
+
+// Drains the stream; returns its pairs sorted. `slow`: the consumer sleeps between batches.
+std::vector<Pair> drain(PairStream& stream, bool slow = false, std::size_t* batches = nullptr) {
+  std::vector<Pair> pairs;
+  StreamBatch batch;
+  for (;;) {
+    const PairStream::Next next = stream.next(&batch, milliseconds(50));
+    if (next == PairStream::Next::End) break;
+    if (next == PairStream::Next::Timeout) continue;
+    for (std::size_t k = 0; k < batch.size; ++k)
+      pairs.push_back({batch.left[k], batch.right[k], batch.distance ? batch.distance[k] : 0.0});
+    if (batches) ++*batches;
+    if (slow) std::this_thread::sleep_for(milliseconds(1));
+  }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+TEST(PairStream, DeliversTheSamePairsAsRunJoin) {
+  const Points left = blob_points(3000, 2, 5, 2.0, 7);
+  const Points right = blob_points(2000, 2, 5, 2.0, 8);
+  for (std::size_t batch_pairs : {1, 100, 65536}) {
+    for (bool slow : {false, true}) {
+      if (slow && batch_pairs == 1) continue;
+      JoinSpec spec = cpu_spec(0.5);
+      spec.batch_pairs = batch_pairs;
+      CollectingSink direct;
+      const PointSet l = left.set(), r = right.set();
+      const JoinStats expected = run_join(l, &r, spec, direct);
+      PairStream::Options options;
+      options.queue_batches = 2;
+      PairStream stream(l, &r, spec, options);
+      std::size_t batches = 0;
+      const std::vector<Pair> pairs = drain(stream, slow, &batches);
+      EXPECT_EQ(pairs, direct.sorted());
+      EXPECT_FALSE(stream.error());
+      EXPECT_FALSE(stream.stats().stopped);
+      EXPECT_EQ(stream.stats().pairs, expected.pairs);
+      EXPECT_EQ(stream.pairs_pushed(), expected.pairs);
+      EXPECT_EQ(batches, stream.stats().batches);
+    }
+  }
+}
+
+TEST(PairStream, SelfJoinAndNoDistances) {
+  const Points points = uniform_points(2000, 3, 0.0, 10.0, 3);
+  JoinSpec spec = cpu_spec(1.0);
+  spec.batch_pairs = 500;
+  CollectingSink direct;
+  const PointSet set = points.set();
+  run_join(set, nullptr, spec, direct);
+  std::vector<Pair> expected = direct.sorted();
+  for (Pair& p : expected) p.d = 0.0;
+  std::sort(expected.begin(), expected.end());
+  PairStream::Options options;
+  options.keep_distance = false;
+  PairStream stream(set, nullptr, spec, options);
+  EXPECT_EQ(drain(stream), expected);
+}
+
+TEST(PairStream, BoundedQueueAndEarlyStop) {
+  const Points points = huge_cell();  // 20000 points in one cell: 4e8 pairs
+  JoinSpec spec = cpu_spec(0.5);
+  spec.batch_pairs = 1000;
+  PairStream::Options options;
+  options.queue_batches = 3;
+  const PointSet set = points.set();
+  PairStream stream(set, nullptr, spec, options);
+  StreamBatch batch;
+  while (stream.next(&batch, milliseconds(50)) != PairStream::Next::Batch) {
+  }
+  EXPECT_EQ(batch.size, 1000u);
+  std::this_thread::sleep_for(milliseconds(200));  // the producer fills the queue and waits
+  // queued + the one being copied + the one the consumer holds
+  EXPECT_LE(stream.pairs_pushed(), (options.queue_batches + 2) * spec.batch_pairs);
+  const auto start = Clock::now();
+  stream.stop();
+  EXPECT_LT(seconds_since(start), 1.0);
+  EXPECT_TRUE(stream.stats().stopped);
+  EXPECT_FALSE(stream.error());
+  EXPECT_LT(stream.stats().pairs, 100000u);
+  EXPECT_EQ(stream.next(&batch, milliseconds(0)), PairStream::Next::End);
+}
+
+TEST(PairStream, DestroyedWithoutConsuming) {
+  const Points points = huge_cell();
+  JoinSpec spec = cpu_spec(0.5);
+  const PointSet set = points.set();
+  const auto start = Clock::now();
+  { PairStream stream(set, nullptr, spec, PairStream::Options{}); }
+  EXPECT_LT(seconds_since(start), 2.0);
+}
+
+TEST(PairStream, InterruptStopsTheProducer) {
+  const Points points = huge_cell();
+  JoinSpec spec = cpu_spec(0.5);
+  spec.batch_pairs = 1000;
+  std::atomic<bool> interrupted{false};
+  PairStream::Options options;
+  options.interrupted = [&interrupted] { return interrupted.load(); };
+  const PointSet set = points.set();
+  PairStream stream(set, nullptr, spec, options);
+  StreamBatch batch;
+  std::size_t batches = 0;
+  const auto start = Clock::now();
+  for (;;) {
+    const PairStream::Next next = stream.next(&batch, milliseconds(50));
+    if (next == PairStream::Next::End) break;
+    if (next == PairStream::Next::Batch && ++batches == 10) interrupted = true;
+    ASSERT_LT(seconds_since(start), 10.0);
+  }
+  EXPECT_TRUE(stream.stats().stopped);
+  EXPECT_FALSE(stream.error());
+}
+
+TEST(PairStream, EngineErrorsReachTheConsumer) {
+  const Points left = uniform_points(100, 2, 0.0, 1.0, 1);
+  const Points right = uniform_points(100, 3, 0.0, 1.0, 2);
+  const PointSet l = left.set(), r = right.set();
+  PairStream stream(l, &r, cpu_spec(0.5), PairStream::Options{});
+  StreamBatch batch;
+  while (stream.next(&batch, milliseconds(50)) != PairStream::Next::End) {
+  }
+  ASSERT_TRUE(stream.error());
+  EXPECT_THROW(std::rethrow_exception(stream.error()), Error);
+}
+
+TEST(PairStream, GpuWithoutGpuFailsAndAutoRunsOnTheCpu) {
+  if (gpu_available()) GTEST_SKIP() << "a GPU is present";
+  const Points points = uniform_points(500, 2, 0.0, 1.0, 4);
+  const PointSet set = points.set();
+  JoinSpec spec = cpu_spec(0.1);
+  spec.device = Device::Gpu;
+  PairStream::Options options;
+  options.cpu_fallback = true;
+  PairStream gpu(set, nullptr, spec, options);
+  EXPECT_TRUE(drain(gpu).empty());
+  EXPECT_TRUE(gpu.error());
+  spec.device = Device::Auto;
+  CollectingSink direct;
+  run_join(set, nullptr, cpu_spec(0.1), direct);
+  PairStream automatic(set, nullptr, spec, options);
+  EXPECT_EQ(drain(automatic), direct.sorted());
+  EXPECT_FALSE(automatic.error());
+  EXPECT_TRUE(automatic.fallback_note().empty());
+}
+
+// run_join_with_fallback: a sink error is never retried and propagates as is.
+TEST(PairStream, FallbackNeverRetriesSinkErrors) {
+  class Throwing : public PairSink {
+   public:
+    bool consume(const PairBatch&) override { throw std::runtime_error("sink failed"); }
+  } sink;
+  const Points points = uniform_points(500, 2, 0.0, 1.0, 5);
+  const PointSet set = points.set();
+  int fallbacks = 0;
+  EXPECT_THROW(run_join_with_fallback(set, nullptr, cpu_spec(0.2), true, sink,
+                                      [&fallbacks](const std::string&) { ++fallbacks; }),
+               std::runtime_error);
+  EXPECT_EQ(fallbacks, 0);
+}
+
+}  // namespace
+}  // namespace simjoin

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# On the GPU machine (device tool), from the repository's root, with the carried folders
+# .device (PostgreSQL bundle from ../shared/device/pack), .device-gtest (GoogleTest sources) and
+# optionally .device-postgis (PostGIS's shared libraries): builds and installs simjoin with CUDA,
+# runs every test with simjoin.device = gpu, then the SQL-level benchmarks. Output under $OUT.
+#   scripts/device_pg_check.sh [tests] [bench]      (no argument: both)
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/device-logs}
+mkdir -p "$OUT"
+steps=" ${*:-tests bench} "
+
+# The server must find PostGIS's libraries before it starts.
+[ -x /usr/lib/postgresql/15/bin/postgres ] || tar xJf .device/pg15-root.tar.xz -C /
+[ -f .device-postgis/postgis-libs.tar.xz ] && tar xJf .device-postgis/postgis-libs.tar.xz -C /opt/pgsys
+source .device/pg-up >/dev/null || exit 1
+
+# GoogleTest from source (the GPU machine has no system package).
+if [ -d .device-gtest/googletest/src ]; then
+  g=/tmp/simjoin-gtest; mkdir -p $g; src=.device-gtest/googletest
+  g++ -std=c++17 -O2 -pthread -I$src/include -I$src -c $src/src/gtest-all.cc -o $g/gtest-all.o &&
+    g++ -std=c++17 -O2 -pthread -I$src/include -c $src/src/gtest_main.cc -o $g/gtest_main.o &&
+    ar rcs $g/libgtest.a $g/gtest-all.o && ar rcs $g/libgtest_main.a $g/gtest_main.o
+  export CPATH=$PWD/$src/include LIBRARY_PATH=$g
+fi
+
+if [[ $steps == *" tests "* ]]; then
+  mkdir -p "$OUT/logs"
+  SIMJOIN_NO_APT=1 SIMJOIN_EXISTING_SERVER=1 SIMJOIN_TEST_DEVICE=gpu SIMJOIN_TEST_LOGS=$OUT/logs \
+    bash scripts/test_all.sh > "$OUT/test_all.txt" 2>&1
+  echo "tests: $(tail -1 "$OUT/test_all.txt")"
+  [ -f regression.diffs ] && cp regression.diffs "$OUT/logs/"
+fi
+
+if [[ $steps == *" bench "* ]]; then
+  {
+    echo "== similarity_join vs cube GiST, 1M 3-D, GPU then CPU (16 threads)"
+    for device in gpu cpu; do
+      PGOPTIONS="-c simjoin.device=$device" psql -X -q -v n=1000000 -v eps=1 -v once=1 \
+        -f bench/sql/function_vs_gist.sql 2>&1 | grep -E "^n =|Time|native|simjoin|equal|[0-9] \|"
+    done
+    echo "== custom scan vs native, n=500k, GPU"
+    PGOPTIONS="-c simjoin.device=gpu" psql -X -v n=500000 -f bench/sql/customscan_bench.sql 2>&1 |
+      grep -E "^==|Time|count|^ +[0-9]+$|Custom Scan|Nested Loop|Hash"
+  } > "$OUT/bench.txt" 2>&1
+  cat "$OUT/bench.txt"
+fi

@@ -15,6 +15,7 @@ extern "C" {
 
 #include <cstring>
 #include <exception>
+#include <type_traits>
 #include <utility>
 
 namespace simjoin::pg {
@@ -29,34 +30,32 @@ class PgError : public std::exception {
   ErrorData* data_;
 };
 
-// Runs f; PostgreSQL errors inside it become PgError. Only on the backend's own thread.
-template <typename F>
-auto pg_call(F&& f) -> decltype(f()) {
+// Runs body under PG_TRY; a PostgreSQL error raised inside becomes PgError (after the error
+// state is copied and flushed). Only on the backend's own thread.
+template <typename Body>
+void pg_call_void(Body&& body) {
   MemoryContext caller_context = CurrentMemoryContext;
   ErrorData* volatile caught = nullptr;
+  PG_TRY();
+  { body(); }
+  PG_CATCH();
+  {
+    MemoryContextSwitchTo(caller_context);
+    caught = CopyErrorData();
+    FlushErrorState();
+  }
+  PG_END_TRY();
+  if (caught) throw PgError(caught);
+}
+
+// Runs f and returns its result; PostgreSQL errors inside it become PgError.
+template <typename F>
+auto pg_call(F&& f) -> decltype(f()) {
   if constexpr (std::is_void_v<decltype(f())>) {
-    PG_TRY();
-    { f(); }
-    PG_CATCH();
-    {
-      MemoryContextSwitchTo(caller_context);
-      caught = CopyErrorData();
-      FlushErrorState();
-    }
-    PG_END_TRY();
-    if (caught) throw PgError(caught);
+    pg_call_void(f);
   } else {
     decltype(f()) result{};
-    PG_TRY();
-    { result = f(); }
-    PG_CATCH();
-    {
-      MemoryContextSwitchTo(caller_context);
-      caught = CopyErrorData();
-      FlushErrorState();
-    }
-    PG_END_TRY();
-    if (caught) throw PgError(caught);
+    pg_call_void([&] { result = f(); });
     return result;
   }
 }

@@ -3,6 +3,7 @@
 
 #include "cuda_check.h"
 #include "device_distance.cuh"
+#include "float_filter.cuh"
 #include "kernel_dispatch.cuh"
 
 namespace simjoin::gpu {
@@ -16,27 +17,36 @@ __global__ void __launch_bounds__(kJoinBlock)
                      std::uint32_t* __restrict__ counts,
                      unsigned long long* __restrict__ candidates,
                      const std::uint64_t* __restrict__ offsets, std::uint64_t base,
-                     PairOutput out) {
+                     PairOutput out, DirectOutput direct) {
   const int dim = DIM > 0 ? DIM : a.dim;
   const std::uint32_t block_first = q_begin + blockIdx.x * blockDim.x;
   const std::uint32_t q = block_first + threadIdx.x;
   const bool active = q < q_end;
-  QueryPoint<DIM> query;
-  query.load(a.left + std::uint64_t(active ? q : block_first) * dim, dim);
+  const std::uint64_t query_row = std::uint64_t(active ? q : block_first) * dim;
+  FloatQuery<DIM> query;  // in registers for the prefilter; the exact test reads the doubles
+  query.load(a.left_float + query_row);
+  const float query_mag = a.left_mag[active ? q : block_first];
+  const double* query_exact = a.left + query_row;
   const std::uint64_t first_out = FILL && active ? offsets[q] - base : 0;
   std::uint32_t found = 0;
   unsigned long long evaluated = 0;
   for (std::uint32_t j = a.self_join ? block_first + 1 : 0; j < a.n_right; ++j) {
     if (!active || (a.self_join && j <= q)) continue;
-    const double acc = accumulate_bounded<M, DIM>(query.coords(),
-                                                  a.right + std::uint64_t(j) * dim, dim, a.bound);
     ++evaluated;
+    const float limit = float_limit<M>(a.filter, query_mag, a.right_mag[j]);
+    if (float_bounded<M, DIM>(query.coords(), a.right_float + std::uint64_t(j) * dim, dim,
+                              limit) > limit)
+      continue;  // proven: the exact accumulated distance exceeds the bound
+    const double acc =
+        accumulate_bounded<M, DIM>(query_exact, a.right + std::uint64_t(j) * dim, dim, a.bound);
     if (acc <= a.bound) {
       if constexpr (FILL) {
         const std::uint64_t o = first_out + found;
         out.left[o] = q;
         out.right[o] = j;
         out.distance[o] = finish_distance_device<M>(acc);
+      } else if (direct.total) {
+        emit_direct(direct, q, j, finish_distance_device<M>(acc));
       }
       ++found;
     }
@@ -47,33 +57,26 @@ __global__ void __launch_bounds__(kJoinBlock)
   }
 }
 
-template <bool FILL>
-void launch_brute_force(const BruteForceArgs& args, Metric metric, std::uint32_t q_begin,
-                        std::uint32_t q_end, std::uint32_t* counts,
-                        unsigned long long* candidates, const std::uint64_t* offsets,
-                        std::uint64_t base, const PairOutput& out, cudaStream_t stream) {
-  if (q_end <= q_begin) return;
-  dispatch_metric_dim(metric, args.dim, [&](auto metric_tag, auto dim_tag) {
-    brute_force_join<decltype(metric_tag)::value, decltype(dim_tag)::value, FILL>
-        <<<join_blocks(q_end - q_begin), kJoinBlock, 0, stream>>>(
-            args, q_begin, q_end, counts, candidates, offsets, base, out);
-  });
-  CUDA_CHECK_LAUNCH();
-}
+struct BruteForceKernel {
+  template <Metric M, int DIM, bool FILL>
+  static constexpr auto kernel() {
+    return &brute_force_join<M, DIM, FILL>;
+  }
+};
 
 }  // namespace
 
 void BruteForceProducer::count(std::uint32_t* counts, unsigned long long* candidates,
-                               cudaStream_t stream) const {
-  launch_brute_force<false>(args_, metric_, 0, args_.n_left, counts, candidates, nullptr, 0,
-                            PairOutput{}, stream);
+                               const DirectOutput& direct, cudaStream_t stream) const {
+  launch_join<BruteForceKernel, false>(args_, metric_, args_.dim, 0, args_.n_left, counts,
+                                       candidates, nullptr, 0, PairOutput{}, direct, stream);
 }
 
 void BruteForceProducer::fill(std::uint32_t q_begin, std::uint32_t q_end,
                               const std::uint64_t* offsets, std::uint64_t base,
                               const PairOutput& out, cudaStream_t stream) const {
-  launch_brute_force<true>(args_, metric_, q_begin, q_end, nullptr, nullptr, offsets, base, out,
-                           stream);
+  launch_join<BruteForceKernel, true>(args_, metric_, args_.dim, q_begin, q_end, nullptr, nullptr,
+                                      offsets, base, out, DirectOutput{}, stream);
 }
 
 }  // namespace simjoin::gpu

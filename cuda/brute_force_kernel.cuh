@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "float_filter.cuh"
 #include "pair_producer.cuh"
 #include "types.h"
 
@@ -18,13 +19,19 @@ struct BruteForceArgs {
   int dim = 0;
   bool self_join = false;  // pairs (i, j) with i < j only
   double bound = 0.0;      // accumulated_bound(eps, metric)
+  // The float copies (same rows as left and right) and the prefilter's constants.
+  const float* left_float = nullptr;
+  const float* left_mag = nullptr;
+  const float* right_float = nullptr;
+  const float* right_mag = nullptr;
+  FloatFilter filter;
 };
 
 class BruteForceProducer : public PairProducer {
  public:
   BruteForceProducer(const BruteForceArgs& args, Metric metric) : args_(args), metric_(metric) {}
   std::uint32_t num_queries() const override { return args_.n_left; }
-  void count(std::uint32_t* counts, unsigned long long* candidates,
+  void count(std::uint32_t* counts, unsigned long long* candidates, const DirectOutput& direct,
              cudaStream_t stream) const override;
   void fill(std::uint32_t q_begin, std::uint32_t q_end, const std::uint64_t* offsets,
             std::uint64_t base, const PairOutput& out, cudaStream_t stream) const override;

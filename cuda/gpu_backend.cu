@@ -10,6 +10,7 @@
 #include "cuda_stream.h"
 #include "device_buffer.h"
 #include "distance.h"
+#include "float_filter.cuh"
 #include "gpu_device.cuh"
 #include "gpu_tuning.h"
 #include "grid_index.cuh"
@@ -21,13 +22,14 @@ namespace simjoin::gpu {
 
 namespace {
 
-// A positive integer from the environment, else `fallback`.
-std::size_t env_size(const char* name, std::size_t fallback) {
+// A positive (or, with allow_zero, non-negative) integer from the environment, else `fallback`.
+std::size_t env_size(const char* name, std::size_t fallback, bool allow_zero = false) {
   const char* text = std::getenv(name);
   if (!text || !*text) return fallback;
   char* end = nullptr;
   const unsigned long long value = std::strtoull(text, &end, 10);
-  return (*end == '\0' && value > 0) ? static_cast<std::size_t>(value) : fallback;
+  return (*end == '\0' && (value > 0 || allow_zero)) ? static_cast<std::size_t>(value)
+                                                      : fallback;
 }
 
 }  // namespace
@@ -38,6 +40,8 @@ Tuning& tuning() {
     defaults.device_batch_pairs =
         env_size("SIMJOIN_GPU_BATCH_PAIRS", defaults.device_batch_pairs);
     defaults.streams = static_cast<int>(env_size("SIMJOIN_GPU_STREAMS", defaults.streams));
+    defaults.direct_pairs = env_size("SIMJOIN_GPU_DIRECT_PAIRS", defaults.direct_pairs, true);
+    defaults.float_filter = env_size("SIMJOIN_GPU_FLOAT_FILTER", 1, true) != 0;
     return defaults;
   }();
   return knobs;
@@ -84,6 +88,9 @@ DeviceBuffer<double> upload(const PointSet& set) {
   DeviceBuffer<double> coords(set.n * set.dim);
   if (coords.bytes() > 0)
     CUDA_CHECK(cudaMemcpy(coords.data(), set.coords, coords.bytes(), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may return before its last DMA lands, and the kernels that read
+  // the points run on non-blocking streams, which do not wait for the legacy stream's copy.
+  CUDA_CHECK(cudaDeviceSynchronize());
   return coords;
 }
 
@@ -108,6 +115,56 @@ std::vector<std::uint32_t> finite_point_ids(const PointSet& set) {
   return ids;
 }
 
+// The centre that the float copies are shifted by: the first point whose coordinates are all
+// finite (any such point keeps the magnitudes within the data's extent), else zeros.
+DeviceBuffer<double> float_centre(const PointSet& left, const PointSet* right) {
+  std::vector<double> centre(left.dim, 0.0);
+  bool found = false;
+  for (const PointSet* set : {&left, right}) {
+    for (std::size_t i = 0; set && !found && i < set->n; ++i) {
+      const double* p = set->point(i);
+      bool finite = true;
+      for (std::size_t j = 0; finite && j < set->dim; ++j) finite = std::isfinite(p[j]);
+      if (finite) {
+        centre.assign(p, p + set->dim);
+        found = true;
+      }
+    }
+  }
+  DeviceBuffer<double> device(centre.size());
+  if (!centre.empty())
+    CUDA_CHECK(cudaMemcpy(device.data(), centre.data(), device.bytes(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaDeviceSynchronize());  // see upload()
+  return device;
+}
+
+// The float copy of `rows` rows at `coords` (device) and their magnitude bounds.
+struct FloatPoints {
+  DeviceBuffer<float> coords;
+  DeviceBuffer<float> mag;
+};
+FloatPoints float_points(const double* coords, std::size_t rows, int dim,
+                         const DeviceBuffer<double>& centre, cudaStream_t stream) {
+  FloatPoints points;
+  points.coords.resize(rows * dim);
+  points.mag.resize(rows);
+  FloatCopyArgs args;
+  args.coords = coords;
+  args.centre = centre.data();
+  args.n = rows;
+  args.dim = dim;
+  args.out = points.coords.data();
+  args.mag = points.mag.data();
+  make_float_copy(args, stream);
+  return points;
+}
+
+FloatFilter filter_for(double bound, const JoinSpec& spec, int dim) {
+  FloatFilter filter = make_float_filter(bound, spec.metric, dim, tuning().float_margin);
+  if (!tuning().float_filter) filter = make_float_filter(NAN, spec.metric, dim, 1.0);
+  return filter;
+}
+
 PipelineOptions pipeline_options(const PointSet* right, const JoinSpec& spec,
                                  const std::vector<std::uint32_t>* diagonal) {
   PipelineOptions options;
@@ -122,8 +179,19 @@ void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec
   stats.algorithm = "gpu-brute-force";
   const DeviceBuffer<double> left_coords = upload(left);
   const DeviceBuffer<double> right_coords = right ? upload(*right) : DeviceBuffer<double>();
+  const int dim = static_cast<int>(left.dim);
+  const DeviceBuffer<double> centre = float_centre(left, right);
+  const FloatPoints left_float = float_points(left_coords.data(), left.n, dim, centre, nullptr);
+  const FloatPoints right_float =
+      right ? float_points(right_coords.data(), right->n, dim, centre, nullptr) : FloatPoints();
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));
   timer.mark("upload");
   BruteForceArgs args;
+  args.left_float = left_float.coords.data();
+  args.left_mag = left_float.mag.data();
+  args.right_float = right ? right_float.coords.data() : left_float.coords.data();
+  args.right_mag = right ? right_float.mag.data() : left_float.mag.data();
+  args.filter = filter_for(bound, spec, dim);
   args.left = left_coords.data();
   args.right = right ? right_coords.data() : left_coords.data();
   args.n_left = static_cast<std::uint32_t>(left.n);
@@ -160,6 +228,14 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
       right ? upload_and_sort(index_is_left ? *right : left, geometry, stream.get())
             : SortedPoints();
   const SortedPoints& queries = right ? probe_points : index_points;
+  const DeviceBuffer<double> centre = float_centre(left, right);
+  const FloatPoints index_float = float_points(index_points.coords.data(), index_points.n_finite,
+                                               geometry.dim, centre, stream.get());
+  const FloatPoints probe_float =
+      right ? float_points(probe_points.coords.data(), probe_points.n_finite, geometry.dim, centre,
+                           stream.get())
+            : FloatPoints();
+  const FloatPoints& query_float = right ? probe_float : index_float;
   timer.mark("upload+sort");
   const CellIndex cells = build_cell_index(index_points, geometry, stream.get());
 
@@ -178,6 +254,11 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
   args.self_join = right == nullptr;
   args.index_is_left = index_is_left;
   args.bound = bound;
+  args.index_float = index_float.coords.data();
+  args.index_mag = index_float.mag.data();
+  args.query_float = query_float.coords.data();
+  args.query_mag = query_float.mag.data();
+  args.filter = filter_for(bound, spec, geometry.dim);
   std::vector<std::uint32_t> diagonal;
   if (!right && spec.self_pairs == SelfPairs::All)
     diagonal = download_ids(index_points.ids, index_points.n_finite);

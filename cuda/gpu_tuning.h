@@ -1,6 +1,7 @@
 // Process-wide knobs of the GPU backend, for tests (small batches force many of them) and
-// benchmarks; the defaults can be set by the environment variables SIMJOIN_GPU_BATCH_PAIRS and
-// SIMJOIN_GPU_STREAMS (read on first use). Not synchronized: set them before joins start.
+// benchmarks; the defaults can be set by the environment variables SIMJOIN_GPU_BATCH_PAIRS,
+// SIMJOIN_GPU_STREAMS, SIMJOIN_GPU_DIRECT_PAIRS and SIMJOIN_GPU_FLOAT_FILTER (read on first
+// use). Not synchronized: set them before joins start.
 #pragma once
 
 #include <cstddef>
@@ -8,8 +9,18 @@
 namespace simjoin::gpu {
 
 struct Tuning {
-  std::size_t device_batch_pairs = std::size_t(1) << 22;  // pairs per GPU batch (16 B each)
+  // Pairs per GPU batch of the count/fill path (16 B each, on the device and pinned on the host).
+  std::size_t device_batch_pairs = std::size_t(1) << 20;
   int streams = 3;  // batches in flight: kernel, device-to-host copy and sink hand-over overlap
+  // Most pairs the count pass writes directly (single pass); 0 = always count then fill. Capped
+  // at a quarter of the free device memory. SIMJOIN_GPU_DIRECT_PAIRS.
+  std::size_t direct_pairs = std::size_t(1) << 29;
+  // Pairs per pinned chunk when the direct result is copied to the host.
+  std::size_t host_chunk_pairs = std::size_t(1) << 20;
+  // The float32 prefilter (float_filter.cuh): false computes every candidate in double
+  // (SIMJOIN_GPU_FLOAT_FILTER=0); float_margin scales its error bound (1 = proven; tests only).
+  bool float_filter = true;
+  double float_margin = 1.0;
 };
 
 Tuning& tuning();

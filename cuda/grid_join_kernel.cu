@@ -3,6 +3,7 @@
 
 #include "cuda_check.h"
 #include "device_distance.cuh"
+#include "float_filter.cuh"
 #include "kernel_dispatch.cuh"
 
 namespace simjoin::gpu {
@@ -33,14 +34,19 @@ template <Metric M, int DIM, bool FILL>
 __global__ void __launch_bounds__(kJoinBlock)
     grid_join(GridJoinArgs a, std::uint32_t q_begin, std::uint32_t q_end,
               std::uint32_t* __restrict__ counts, unsigned long long* __restrict__ candidates,
-              const std::uint64_t* __restrict__ offsets, std::uint64_t base, PairOutput out) {
+              const std::uint64_t* __restrict__ offsets, std::uint64_t base, PairOutput out,
+              DirectOutput direct) {
   const GridGeometry& g = a.geometry;
   const std::uint32_t q = q_begin + blockIdx.x * blockDim.x + threadIdx.x;
   unsigned long long evaluated = 0;
   if (q < q_end) {
     const int dim = DIM > 0 ? DIM : g.dim;
-    QueryPoint<DIM> query;
-    query.load(a.query_coords + std::uint64_t(q) * dim, dim);
+    // The float query in registers for the prefilter; the double one is read from memory by the
+    // exact test of the (few) candidates that the prefilter keeps.
+    FloatQuery<DIM> query;
+    query.load(a.query_float + std::uint64_t(q) * dim);
+    const float query_mag = a.query_mag[q];
+    const double* query_exact = a.query_coords + std::uint64_t(q) * dim;
     const std::uint64_t key = a.query_keys[q];
     const int m = g.k - 1;  // stencil dimensions stepped cell by cell
 
@@ -93,12 +99,15 @@ __global__ void __launch_bounds__(kJoinBlock)
       const std::uint32_t begin = own_row ? q + 1 : a.cell_start[first_cell];
       const std::uint32_t end = a.cell_start[end_cell];
       for (std::uint32_t j = begin; j < end; ++j) {
-        const double acc = accumulate_bounded<M, DIM>(
-            query.coords(), a.index_coords + std::uint64_t(j) * dim, dim, a.bound);
         ++evaluated;
+        const float limit = float_limit<M>(a.filter, query_mag, a.index_mag[j]);
+        if (float_bounded<M, DIM>(query.coords(), a.index_float + std::uint64_t(j) * dim, dim,
+                                  limit) > limit)
+          continue;  // proven: the exact accumulated distance exceeds the bound
+        const double acc = accumulate_bounded<M, DIM>(
+            query_exact, a.index_coords + std::uint64_t(j) * dim, dim, a.bound);
         if (acc <= a.bound) {
-          if constexpr (FILL) {
-            const std::uint64_t o = first_out + found;
+          if (FILL || direct.total) {
             const std::uint32_t query_id = a.query_ids[q];
             const std::uint32_t index_id = a.index_ids[j];
             std::uint32_t left, right;
@@ -112,9 +121,14 @@ __global__ void __launch_bounds__(kJoinBlock)
               left = query_id;
               right = index_id;
             }
-            out.left[o] = left;
-            out.right[o] = right;
-            out.distance[o] = finish_distance_device<M>(acc);
+            if constexpr (FILL) {
+              const std::uint64_t o = first_out + found;
+              out.left[o] = left;
+              out.right[o] = right;
+              out.distance[o] = finish_distance_device<M>(acc);
+            } else {
+              emit_direct(direct, left, right, finish_distance_device<M>(acc));
+            }
           }
           ++found;
         }
@@ -125,33 +139,27 @@ __global__ void __launch_bounds__(kJoinBlock)
   if constexpr (!FILL) add_candidates(candidates, evaluated);
 }
 
-template <bool FILL>
-void launch_grid_join(const GridJoinArgs& args, Metric metric, std::uint32_t q_begin,
-                      std::uint32_t q_end, std::uint32_t* counts,
-                      unsigned long long* candidates, const std::uint64_t* offsets,
-                      std::uint64_t base, const PairOutput& out, cudaStream_t stream) {
-  if (q_end <= q_begin) return;
-  dispatch_metric_dim(metric, args.geometry.dim, [&](auto metric_tag, auto dim_tag) {
-    grid_join<decltype(metric_tag)::value, decltype(dim_tag)::value, FILL>
-        <<<join_blocks(q_end - q_begin), kJoinBlock, 0, stream>>>(
-            args, q_begin, q_end, counts, candidates, offsets, base, out);
-  });
-  CUDA_CHECK_LAUNCH();
-}
+struct GridJoinKernel {
+  template <Metric M, int DIM, bool FILL>
+  static constexpr auto kernel() {
+    return &grid_join<M, DIM, FILL>;
+  }
+};
 
 }  // namespace
 
 void GridJoinProducer::count(std::uint32_t* counts, unsigned long long* candidates,
-                             cudaStream_t stream) const {
-  launch_grid_join<false>(args_, metric_, 0, args_.num_queries, counts, candidates, nullptr, 0,
-                          PairOutput{}, stream);
+                             const DirectOutput& direct, cudaStream_t stream) const {
+  launch_join<GridJoinKernel, false>(args_, metric_, args_.geometry.dim, 0, args_.num_queries,
+                                     counts, candidates, nullptr, 0, PairOutput{}, direct,
+                                     stream);
 }
 
 void GridJoinProducer::fill(std::uint32_t q_begin, std::uint32_t q_end,
                             const std::uint64_t* offsets, std::uint64_t base,
                             const PairOutput& out, cudaStream_t stream) const {
-  launch_grid_join<true>(args_, metric_, q_begin, q_end, nullptr, nullptr, offsets, base, out,
-                         stream);
+  launch_join<GridJoinKernel, true>(args_, metric_, args_.geometry.dim, q_begin, q_end, nullptr,
+                                    nullptr, offsets, base, out, DirectOutput{}, stream);
 }
 
 }  // namespace simjoin::gpu

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "float_filter.cuh"
 #include "grid_geometry.h"
 #include "pair_producer.cuh"
 #include "types.h"
@@ -28,13 +29,19 @@ struct GridJoinArgs {
   bool self_join = false;      // pairs (min, max) of each unordered pair, i != j, once
   bool index_is_left = false;  // two inputs: report (index id, query id) rather than the reverse
   double bound = 0.0;          // accumulated_bound(eps, metric)
+  // The float copies (same rows as the double coordinates) and the prefilter's constants.
+  const float* index_float = nullptr;
+  const float* index_mag = nullptr;
+  const float* query_float = nullptr;
+  const float* query_mag = nullptr;
+  FloatFilter filter;
 };
 
 class GridJoinProducer : public PairProducer {
  public:
   GridJoinProducer(const GridJoinArgs& args, Metric metric) : args_(args), metric_(metric) {}
   std::uint32_t num_queries() const override { return args_.num_queries; }
-  void count(std::uint32_t* counts, unsigned long long* candidates,
+  void count(std::uint32_t* counts, unsigned long long* candidates, const DirectOutput& direct,
              cudaStream_t stream) const override;
   void fill(std::uint32_t q_begin, std::uint32_t q_end, const std::uint64_t* offsets,
             std::uint64_t base, const PairOutput& out, cudaStream_t stream) const override;

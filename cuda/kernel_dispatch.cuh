@@ -2,9 +2,13 @@
 // dimensions get a kernel with the query point unrolled into registers, others the generic loop.
 #pragma once
 
+#include <cooperative_groups.h>
+
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda_check.h"
+#include "pair_producer.cuh"
 #include "types.h"
 
 namespace simjoin::gpu {
@@ -44,6 +48,23 @@ inline unsigned join_blocks(std::uint32_t queries) {
   return static_cast<unsigned>((std::uint64_t(queries) + kJoinBlock - 1) / kJoinBlock);
 }
 
+// Launches Kernels::kernel<metric, dim, FILL>() over the queries [q_begin, q_end), one thread each:
+// the one launcher of the grid and brute-force join kernels, which share this parameter list.
+template <typename Kernels, bool FILL, typename Args>
+void launch_join(const Args& args, Metric metric, int dim, std::uint32_t q_begin,
+                 std::uint32_t q_end, std::uint32_t* counts, unsigned long long* candidates,
+                 const std::uint64_t* offsets, std::uint64_t base, const PairOutput& out,
+                 const DirectOutput& direct, cudaStream_t stream) {
+  if (q_end <= q_begin) return;
+  dispatch_metric_dim(metric, dim, [&](auto metric_tag, auto dim_tag) {
+    const auto kernel =
+        Kernels::template kernel<decltype(metric_tag)::value, decltype(dim_tag)::value, FILL>();
+    kernel<<<join_blocks(q_end - q_begin), kJoinBlock, 0, stream>>>(
+        args, q_begin, q_end, counts, candidates, offsets, base, out, direct);
+  });
+  CUDA_CHECK_LAUNCH();
+}
+
 // Sums each warp's distance evaluations into *total (every thread of the warp must call it).
 __device__ __forceinline__ void add_candidates(unsigned long long* total,
                                                unsigned long long mine) {
@@ -53,21 +74,21 @@ __device__ __forceinline__ void add_candidates(unsigned long long* total,
   if ((threadIdx.x & 31) == 0 && mine) atomicAdd(total, mine);
 }
 
-// The query point, in registers for a compile-time dimension, else read where it lies.
-template <int DIM>
-struct QueryPoint {
-  double value[DIM];
-  __device__ __forceinline__ void load(const double* p, int) {
-#pragma unroll
-    for (int j = 0; j < DIM; ++j) value[j] = p[j];
+// Writes one pair of the count pass into the direct output: the threads of the warp that get
+// here together reserve their slots with one atomicAdd; a slot beyond capacity is only counted.
+__device__ __forceinline__ void emit_direct(const DirectOutput& direct, std::uint32_t left,
+                                            std::uint32_t right, double distance) {
+  namespace cg = cooperative_groups;
+  const cg::coalesced_group group = cg::coalesced_threads();
+  unsigned long long slot = 0;
+  if (group.thread_rank() == 0)
+    slot = atomicAdd(direct.total, static_cast<unsigned long long>(group.size()));
+  slot = group.shfl(slot, 0) + group.thread_rank();
+  if (slot < direct.capacity) {
+    direct.out.left[slot] = left;
+    direct.out.right[slot] = right;
+    direct.out.distance[slot] = distance;
   }
-  __device__ __forceinline__ const double* coords() const { return value; }
-};
-template <>
-struct QueryPoint<0> {
-  const double* value = nullptr;
-  __device__ __forceinline__ void load(const double* p, int) { value = p; }
-  __device__ __forceinline__ const double* coords() const { return value; }
-};
+}
 
 }  // namespace simjoin::gpu

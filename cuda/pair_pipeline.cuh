@@ -1,6 +1,8 @@
-// The result pipeline: count every query's pairs, cut the queries into batches whose pairs fit
-// exact-sized buffers, and keep several batches in flight on their own streams (kernel,
-// device-to-host copy into pinned memory, hand-over to the sink on the calling thread).
+// The result pipeline. Single pass where the result fits a large device buffer (the count pass
+// writes the pairs there, GDS-Join's way), copied out in pinned chunks; otherwise count every
+// query's pairs, cut the queries into batches whose pairs fit exact-sized buffers, and keep
+// several batches in flight on their own streams (fill kernel, device-to-host copy into pinned
+// memory, hand-over to the sink on the calling thread).
 #pragma once
 
 #include <cstddef>
@@ -22,8 +24,11 @@ struct PipelineOptions {
 };
 
 // Runs the producer to the end or until the sink stops; adds batches, candidates, pairs and the
-// phases "count", "alloc" (buffers), "join" (all batches, alloc
-// and sink included) and "sink" to stats. Returns false when the sink stopped the join.
+// phases to stats: "alloc-direct" (the direct output), "count" (the count pass, which also writes
+// the pairs when they fit the direct output), then either "alloc" (pinned chunks) and "join"
+// (copies and sink hand-overs), or, when the direct output overflowed, "scan", "alloc" (device
+// and pinned batch buffers) and "join" (fill kernels, copies, sink); "sink" is the time in the
+// sink. Returns false when the sink stopped the join.
 bool stream_pairs(const PairProducer& producer, const PipelineOptions& options, PairSink& sink,
                   JoinStats& stats);
 

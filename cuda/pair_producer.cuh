@@ -15,14 +15,24 @@ struct PairOutput {
   double* distance = nullptr;
 };
 
+// Where the count pass also writes the pairs it finds (GDS-Join's single pass): pair number
+// atomicAdd(total, 1) goes to out[that number] while it is below capacity; *total ends as the
+// number of pairs. If it ends above capacity, the counts are used for the count/fill path.
+struct DirectOutput {
+  PairOutput out;
+  unsigned long long* total = nullptr;  // null: count only
+  std::uint64_t capacity = 0;
+};
+
 class PairProducer {
  public:
   virtual ~PairProducer() = default;
   // Queries are numbered 0..num_queries()-1; each one owns the pairs it finds.
   virtual std::uint32_t num_queries() const = 0;
-  // Writes counts[q] for every query and adds the distance evaluations to *candidates.
+  // Writes counts[q] for every query, adds the distance evaluations to *candidates and, where
+  // direct.total is set, writes the pairs too (see DirectOutput).
   virtual void count(std::uint32_t* counts, unsigned long long* candidates,
-                     cudaStream_t stream) const = 0;
+                     const DirectOutput& direct, cudaStream_t stream) const = 0;
   // Writes the pairs of queries [q_begin, q_end), those of query q at out[offsets[q] - base]
   // (base = offsets[q_begin]), exactly counts[q] of them.
   virtual void fill(std::uint32_t q_begin, std::uint32_t q_end, const std::uint64_t* offsets,

@@ -4,7 +4,8 @@
 # compute-sanitizer memcheck and racecheck on a reduced filter, then the issue-3 benchmarks.
 # Logs and summary.txt go to $OUT (default ./device-logs).
 #
-#   scripts/device_gpu_check.sh [build] [test] [bandwidth] [bench-quick] [bench] [sanitize]
+#   scripts/device_gpu_check.sh [build] [test] [bandwidth] [bench-quick] [bench] [bench-issue3]
+#                               [sanitize] [memcheck]
 #                                                                   (no argument: all but bench)
 # GoogleTest: the system's, or built from a googletest source tree in $GTEST_SRC (default
 # .device-gtest: `cp -r /usr/src/googletest/googletest .device-gtest/` and carry it).
@@ -58,15 +59,17 @@ gtest_counts() {
 
 if wants test; then
   start=$SECONDS
-  timeout 420 "$BUILD/engine_tests" --gtest_filter='Gpu*:Dims/Gpu*' > "$OUT/gpu-tests.log" 2>&1
+  timeout "${TEST_LIMIT:-420}" "$BUILD/engine_tests" --gtest_filter='Gpu*:Dims/Gpu*' > "$OUT/gpu-tests.log" 2>&1
   rc=$?
   note "gpu tests: rc=$rc $(gtest_counts "$OUT/gpu-tests.log") in $((SECONDS - start)) s"
   grep -E '^\[  (FAILED|SKIPPED) \]' "$OUT/gpu-tests.log" | head -20
   grep -qE '^\[  SKIPPED \] .*\.' "$OUT/gpu-tests.log" && rc=1
   [ $rc -eq 0 ] || failed=1
-  start=$SECONDS
-  timeout 300 "$BUILD/engine_tests" --gtest_filter='-Gpu*:Dims/Gpu*' > "$OUT/cpu-tests.log" 2>&1
-  note "other engine tests: rc=$? $(gtest_counts "$OUT/cpu-tests.log") in $((SECONDS - start)) s"
+  if [ "${SKIP_CPU_TESTS:-0}" = 0 ]; then  # CI runs these; SKIP_CPU_TESTS=1 saves device time
+    start=$SECONDS
+    timeout 300 "$BUILD/engine_tests" --gtest_filter='-Gpu*:Dims/Gpu*' > "$OUT/cpu-tests.log" 2>&1
+    note "other engine tests: rc=$? $(gtest_counts "$OUT/cpu-tests.log") in $((SECONDS - start)) s"
+  fi
 fi
 
 if wants bandwidth; then
@@ -126,20 +129,54 @@ if wants bench; then
   bench 60 --data uniform --n 500000 --dim 6 --eps 10 --device gpu --algorithm grid --repeat 2
   bench 60 --data uniform --n 500000 --dim 6 --eps 10 --device gpu --algorithm brute
 fi
-if wants bench-quick || wants bench; then
+if wants bench-issue3; then
+  # The float prefilter + single-pass figures (docs/BENCHMARKS.md, GPU section), and the real
+  # data set: GeoNames places (demo/data/cities500.csv.gz) as x, y, z km on a 6371 km sphere.
+  python3 - demo/data/cities500.csv.gz "$OUT/cities_xyz.csv" <<'PY'
+import csv, gzip, math, sys
+with gzip.open(sys.argv[1], "rt", newline="") as f, open(sys.argv[2], "w") as out:
+    rows = csv.reader(f)
+    next(rows)
+    out.write("x,y,z\n")
+    for r in rows:
+        lat, lon = math.radians(float(r[3])), math.radians(float(r[4]))
+        out.write("%.17g,%.17g,%.17g\n" % (6371 * math.cos(lat) * math.cos(lon),
+                                            6371 * math.cos(lat) * math.sin(lon), 6371 * math.sin(lat)))
+PY
+  for eps in ${BENCH_E32_EPS-0.05 0.08}; do
+    bench 90 --data exponential --n 2000000 --dim 32 --eps "$eps" --device gpu --algorithm grid
+  done
+  bench 60 --data uniform --n 10000000 --dim 2 --eps 0.1427 --device gpu --algorithm grid --repeat 3
+  bench 60 --data uniform --n 10000000 --dim 2 --eps 0.1427 --device gpu --algorithm grid --unique --repeat 2
+  bench 60 --data uniform --n 2000000 --dim 6 --eps 10 --device gpu --algorithm grid --repeat 2
+  SIMJOIN_GPU_FLOAT_FILTER=0 SIMJOIN_GPU_DIRECT_PAIRS=0 \
+    bench 60 --data uniform --n 2000000 --dim 6 --eps 10 --device gpu --algorithm grid --repeat 2
+  SIMJOIN_GPU_FLOAT_FILTER=0 \
+    bench 60 --data exponential --n 250000 --dim 32 --eps 0.05 --device gpu --algorithm grid --repeat 2
+  bench 60 --data exponential --n 250000 --dim 32 --eps 0.05 --device gpu --algorithm grid --repeat 2
+  for eps in 1 5; do
+    cities=(--data "csv:$OUT/cities_xyz.csv" --n 199568 --dim 3 --eps "$eps")
+    bench 60 "${cities[@]}" --device gpu --algorithm grid --repeat 3
+    bench 60 "${cities[@]}" --device cpu --algorithm grid --threads 16 --repeat 2
+  done
+  rm -f "$OUT/cities_xyz.csv"
+fi
+if wants bench-quick || wants bench || wants bench-issue3; then
   grep -vE '^\+' "$OUT/bench.log" | sed 's/^/bench: /' | cut -c1-400 | tee -a "$SUMMARY" > /dev/null
   cat "$OUT/bench.log"
 fi
-if wants sanitize; then
-  memcheck_filter='GpuAvailability.*:GpuEdgeCases.*:GpuStreaming.SinkStopping*:GpuRandomJoinForcedK.*'
+if wants sanitize || wants memcheck; then
+  memcheck_filter='GpuDirectOutput.*:GpuFloatFilter.Lattice*:''GpuAvailability.*:GpuEdgeCases.*:GpuStreaming.SinkStopping*:GpuRandomJoinForcedK.*'
   memcheck_filter+=':Dims/GpuRandomJoin.*/d2_Euclidean_Blobs_*:Dims/GpuRandomJoin.*/d7_Chebyshev_*'
   memcheck_filter+=':Dims/GpuRandomJoin.*/d32_Manhattan_Uniform_*'
   start=$SECONDS
-  timeout 300 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+  timeout "${MEMCHECK_LIMIT:-300}" compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
     "$BUILD/engine_tests" --gtest_filter="$memcheck_filter" > "$OUT/memcheck.log" 2>&1
   rc=$?
   note "memcheck: rc=$rc $(gtest_counts "$OUT/memcheck.log") $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1) in $((SECONDS - start)) s"
   [ $rc -eq 0 ] || failed=1
+fi
+if wants sanitize; then
   racecheck_filter='GpuEdgeCases.NonFinite*:GpuEdgeCases.Lattice*:Dims/GpuRandomJoin.*/d3_*_Blobs_*'
   start=$SECONDS
   timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 \

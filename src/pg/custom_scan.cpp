@@ -4,8 +4,10 @@
 // or PostGIS ST_DWithin(x, y, c)), x from one input and y from the other, c free of Vars, the
 // hook offers a CustomPath "SimilarityJoin" next to PostgreSQL's own paths, costed from a sampled
 // estimate of the result size. The plan keeps every clause of the join in its qual: the executor
-// (custom_scan_exec.cpp) produces a superset of candidate pairs with the engine and rechecks each
-// with those clauses, so the rows are exactly those of PostgreSQL's own plans.
+// (custom_scan_exec.cpp) produces candidate pairs with the engine and checks each with those
+// clauses, so the rows are exactly those of PostgreSQL's own plans. For simjoin's own distances
+// the engine's pairs are exactly those the distance clause accepts, and only the other clauses
+// are checked on them (the plan records the distance clause's position in the qual).
 #include "custom_scan.h"
 
 #include "custom_scan_internal.h"
@@ -56,8 +58,8 @@ CustomPathMethods path_methods = {
 };
 
 // A float comparison operator of pg_catalog: returns +1 for < and <= (distance on the left), -1
-// for > and >= (distance on the right), 0 otherwise.
-int comparison_direction(Oid opno) {
+// for > and >= (distance on the right), 0 otherwise. *strict: the operator is < or >.
+int comparison_direction(Oid opno, bool* strict) {
   HeapTuple tuple = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
   if (!HeapTupleIsValid(tuple)) return 0;
   const Form_pg_operator op = reinterpret_cast<Form_pg_operator>(GETSTRUCT(tuple));
@@ -70,6 +72,7 @@ int comparison_direction(Oid opno) {
       direction = 1;
     else if (strcmp(name, ">") == 0 || strcmp(name, ">=") == 0)
       direction = -1;
+    *strict = strcmp(name, "<") == 0 || strcmp(name, ">") == 0;
   }
   ReleaseSysCache(tuple);
   return direction;
@@ -93,6 +96,8 @@ struct Match {
   Expr* outer_key;
   Expr* inner_key;
   Expr* eps;
+  Expr* clause;  // the distance clause itself
+  bool strict;   // dist < eps (or eps > dist)
 };
 
 // Whether `call` (function funcid on args) is a recognized distance between the two inputs.
@@ -138,13 +143,16 @@ bool match_clause(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* outerrel,
   if (IsA(clause, OpExpr)) {
     OpExpr* op = reinterpret_cast<OpExpr*>(clause);
     if (list_length(op->args) != 2) return false;
-    const int direction = comparison_direction(op->opno);
+    bool strict = false;
+    const int direction = comparison_direction(op->opno, &strict);
     if (direction == 0) return false;
     Node* dist = static_cast<Node*>(direction > 0 ? linitial(op->args) : lsecond(op->args));
     Node* bound = static_cast<Node*>(direction > 0 ? lsecond(op->args) : linitial(op->args));
     if (!is_bound_expression(bound)) return false;
     if (!match_distance_expr(root, dist, outerrel, innerrel, m)) return false;
     m->eps = reinterpret_cast<Expr*>(bound);
+    m->clause = rinfo->clause;
+    m->strict = strict;
     return true;
   }
   if (IsA(clause, FuncExpr)) {
@@ -155,6 +163,8 @@ bool match_clause(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* outerrel,
     Node* bound = static_cast<Node*>(lthird(fn->args));
     if (!is_bound_expression(bound)) return false;
     m->eps = reinterpret_cast<Expr*>(bound);
+    m->clause = rinfo->clause;
+    m->strict = false;
     return true;
   }
   return false;
@@ -212,9 +222,17 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   if (pairs < 0)
     pairs = Min(joinrel->rows, 10.0 * Max(outer_path->rows, inner_path->rows));
 
+  // Each candidate pair is checked with the join's clauses; where the engine is exact (simjoin's
+  // own distances) its pairs are the result of the distance clause and only the others remain.
+  const bool exact = engine_is_exact(match.form);
   QualCost qual_cost;
   cost_qual_eval(&qual_cost, extra->restrictlist, root);
-  const double candidates = pairs * 1.2 + 1;
+  if (exact) {
+    QualCost distance_cost;
+    cost_qual_eval_node(&distance_cost, reinterpret_cast<Node*>(match.clause), root);
+    qual_cost.per_tuple = Max(qual_cost.per_tuple - distance_cost.per_tuple, 0.0);
+  }
+  const double candidates = exact ? pairs + 1 : pairs * 1.2 + 1;
   const double rows_o = outer_path->rows, rows_i = inner_path->rows;
   const double per_row = cpu_tuple_cost + row_cost_setting;
 
@@ -243,8 +261,8 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
                           makeInteger(match.form.cosine), makeInteger(match.form.dwithin),
                           makeInteger(match.form.float32));
   cpath->custom_private =
-      list_make3(extra->restrictlist, list_make3(match.outer_key, match.inner_key, match.eps),
-                 form);
+      list_make4(extra->restrictlist, list_make3(match.outer_key, match.inner_key, match.eps),
+                 form, list_make3(match.clause, makeInteger(exact), makeInteger(match.strict)));
   cpath->methods = &path_methods;
   add_path(joinrel, &cpath->path);
 }
@@ -261,12 +279,18 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   List* restrictlist = static_cast<List*>(linitial(best_path->custom_private));
   List* exprs = static_cast<List*>(lsecond(best_path->custom_private));
   List* form = static_cast<List*>(lthird(best_path->custom_private));
+  List* distance = static_cast<List*>(lfourth(best_path->custom_private));
+  Expr* distance_clause = static_cast<Expr*>(linitial(distance));
+  const bool exact = intVal(lsecond(distance)) != 0;
+  const bool strict = intVal(lthird(distance)) != 0;
   Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
   Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
 
   CustomScan* cscan = makeNode(CustomScan);
   cscan->scan.plan.targetlist = tlist;
-  // Every clause of the join is rechecked on each candidate pair, in cost order.
+  // The qual holds every clause of the join, in cost order: the executor checks all of them on
+  // each candidate pair, except, where the engine is exact, the distance clause on the engine's
+  // own pairs (PRIV_DISTANCE_QUAL: its position in the qual, which setrefs keeps).
   // (order_qual_clauses is static in createplan.c: a stable sort by per-tuple cost here.)
   const int nquals = list_length(restrictlist);
   struct Item {
@@ -285,7 +309,11 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   for (int i = 1; i < n; ++i)  // insertion sort: stable, and lists are short
     for (int j = i; j > 0 && items[j].cost < items[j - 1].cost; --j) std::swap(items[j], items[j - 1]);
   List* quals = NIL;
-  for (int i = 0; i < n; ++i) quals = lappend(quals, items[i].clause);
+  int distance_index = -1;
+  for (int i = 0; i < n; ++i) {
+    if (exact && distance_index < 0 && items[i].clause == distance_clause) distance_index = i;
+    quals = lappend(quals, items[i].clause);
+  }
   cscan->scan.plan.qual = quals;
   cscan->scan.scanrelid = 0;
   cscan->flags = best_path->flags;
@@ -309,6 +337,8 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   cscan->custom_scan_tlist = scan_tlist;
   List* priv = static_cast<List*>(copyObjectImpl(form));
   priv = lappend(priv, makeInteger(outer_columns));
+  priv = lappend(priv, makeInteger(distance_index));
+  priv = lappend(priv, makeInteger(strict));
   cscan->custom_private = priv;
   cscan->methods = &scan_methods;
   return &cscan->scan.plan;

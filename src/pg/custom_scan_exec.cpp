@@ -7,7 +7,8 @@
 // src/engine/pair_stream.h), and hands its batches of candidate pairs (sorted by inner row when
 // the inner side is on disk) to a bounded queue; the executor pops one batch at a time and returns the pairs as scan
 // tuples (outer columns followed by inner columns), while the engine computes the next batches.
-// ExecScan rechecks every clause of the join (plan qual) and projects. The full result is never
+// Each pair is checked with the join's clauses (plan qual) here, except the distance clause on
+// the engine's pairs when the engine is exact (simjoin's own distances); ExecScan projects. The full result is never
 // materialized: once the queue is full the engine waits for the executor, and when the executor
 // stops pulling (LIMIT, a cursor closed early) the engine waits on its full queue, computing
 // nothing, until EndCustomScan or ReScan stops it and joins its thread, which frees the GPU.
@@ -94,12 +95,25 @@ struct Side {
   uint32 wild_cap;
   uint32 current;     // row stored in the side's slot (kNoRow: none)
   bool loaded;
+  // The columns an engine pair needs (read by the projection or the clauses checked on it):
+  // positions in the side's tuples. Often none (count(*)).
+  int* need;
+  int n_need;
+  // Those columns of every row, deformed once (in memory mode, when small enough):
+  // values[row * n_need + k]; by-reference values point into the stored tuples. nullptr: each
+  // row is deformed when needed (hold_row).
+  Datum* values;
+  bool* isnull;
 };
 
 struct SimJoinState {
   CustomScanState css;  // first: the executor sees a CustomScanState
 
   FormInfo form;
+  bool strict;          // the distance clause is dist < eps
+  int distance_qual;    // its position in the plan's qual when the engine is exact, else -1
+  ExprState* engine_qual;  // checked on the engine's pairs (without the distance clause if exact)
+  ExprState* wild_qual;    // checked on pairs with a wild row: every clause of the join
   int outer_columns;
   int inner_columns;
   bool eps_is_float4;
@@ -274,6 +288,10 @@ void reset_side(Side* side) {
   if (side->points) pfree(side->points);
   if (side->point_row) pfree(side->point_row);
   if (side->wild) pfree(side->wild);
+  if (side->values) pfree(side->values);
+  if (side->isnull) pfree(side->isnull);
+  side->values = nullptr;
+  side->isnull = nullptr;
   side->tuples = nullptr;
   side->offsets = nullptr;
   side->points = nullptr;
@@ -319,6 +337,30 @@ void load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, b
     }
   }
   side->loaded = true;
+}
+
+// Deforms the needed columns of every stored row of a side once, so that an engine pair's scan
+// tuple is a few copies instead of two tuples deformed per pair. Only in memory mode (the values
+// point into the stored tuples) and when the arrays take no more memory than the tuples.
+void deform_side(SimJoinState* st, Side* side, TupleTableSlot* slot) {
+  const int k = side->n_need;
+  if (side->values || side->file || side->n == 0 || k == 0) return;
+  const Size cells = static_cast<Size>(side->n) * k;
+  if (cells * (sizeof(Datum) + sizeof(bool)) > side->bytes) return;
+  side->values = static_cast<Datum*>(MemoryContextAllocHuge(st->arrays_mcxt, cells * sizeof(Datum)));
+  side->isnull = static_cast<bool*>(MemoryContextAllocHuge(st->arrays_mcxt, cells * sizeof(bool)));
+  for (uint32 row = 0; row < side->n; ++row) {
+    ExecStoreMinimalTuple(side->tuples[row], slot, false);
+    slot_getallattrs(slot);
+    Datum* values = side->values + static_cast<Size>(row) * k;
+    bool* isnull = side->isnull + static_cast<Size>(row) * k;
+    for (int c = 0; c < k; ++c) {
+      values[c] = slot->tts_values[side->need[c]];
+      isnull[c] = slot->tts_isnull[side->need[c]];
+    }
+  }
+  ExecClearTuple(slot);
+  side->current = kNoRow;
 }
 
 // ---- the engine on its producer thread --------------------------------------------------------
@@ -434,14 +476,15 @@ bool next_batch(SimJoinState* st) {
 
 // ---- pairs and scan tuples --------------------------------------------------------------------
 
-// The recheck of a pair is done by ExecScan with the plan's qual: here only the next candidate.
+// The next candidate: in phase 0 (the engine's pairs) the indexes of two points, else of two rows.
 bool next_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_row) {
   for (;;) {
     switch (st->phase) {
       case 0:  // the engine's pairs
         if (st->batch_pos < st->batch.size) {
-          *outer_row = st->outer.point_row[st->batch.left[st->batch_pos]];
-          *inner_row = st->inner.point_row[st->batch.right[st->batch_pos]];
+          // points, not rows: form_engine_pair maps them when it needs the rows
+          *outer_row = st->batch.left[st->batch_pos];
+          *inner_row = st->batch.right[st->batch_pos];
           st->batch_pos++;
           return true;
         }
@@ -487,6 +530,41 @@ void hold_row(SimJoinState* st, Side* side, TupleTableSlot* slot, uint32 row) {
   side->current = row;
 }
 
+// Writes the needed columns of an engine pair's side into the scan tuple at `offset`; the other
+// columns keep what they held (NULL, or a stored row's values: never read).
+inline void copy_needed(SimJoinState* st, Side* side, TupleTableSlot* slot, uint32 point,
+                        TupleTableSlot* scan, int offset) {
+  const int k = side->n_need;
+  if (k == 0) return;
+  const Datum* values;
+  const bool* isnull;
+  if (side->values) {
+    const uint32 row = side->point_row[point];
+    values = side->values + static_cast<Size>(row) * k;
+    isnull = side->isnull + static_cast<Size>(row) * k;
+    for (int c = 0; c < k; ++c) {
+      scan->tts_values[offset + side->need[c]] = values[c];
+      scan->tts_isnull[offset + side->need[c]] = isnull[c];
+    }
+    return;
+  }
+  hold_row(st, side, slot, side->point_row[point]);
+  for (int c = 0; c < k; ++c) {
+    scan->tts_values[offset + side->need[c]] = slot->tts_values[side->need[c]];
+    scan->tts_isnull[offset + side->need[c]] = slot->tts_isnull[side->need[c]];
+  }
+}
+
+TupleTableSlot* form_engine_pair(SimJoinState* st, uint32 outer_point, uint32 inner_point) {
+  TupleTableSlot* scan = st->css.ss.ss_ScanTupleSlot;
+  ExecClearTuple(scan);
+  copy_needed(st, &st->outer, st->outer_slot, outer_point, scan, 0);
+  copy_needed(st, &st->inner, st->inner_slot, inner_point, scan, st->outer_columns);
+  st->candidates_out++;
+  return ExecStoreVirtualTuple(scan);
+}
+
+// A pair with a wild row: every column (the distance clause reads the keys).
 TupleTableSlot* form_pair(SimJoinState* st, uint32 outer_row, uint32 inner_row) {
   hold_row(st, &st->outer, st->outer_slot, outer_row);
   hold_row(st, &st->inner, st->inner_slot, inner_row);
@@ -524,7 +602,10 @@ void start_scan(SimJoinState* st) {
     return;
   }
   load_side(st, &st->outer, st->outer_ps, st->outer_key, st->all_wild);
-  st->bound = engine_bound(st->form, st->eps, st->ref.dim);
+  st->bound = st->distance_qual >= 0 ? exact_bound(st->eps, st->strict)
+                                     : engine_bound(st->form, st->eps, st->ref.dim);
+  deform_side(st, &st->inner, st->inner_slot);
+  deform_side(st, &st->outer, st->outer_slot);
   st->use_engine = !st->all_wild && !std::isnan(st->bound);
   elog(DEBUG2, "simjoin: eps=%g bound=%g all_wild=%d dim=%d inner=%u points=%u wild=%u outer=%u points=%u wild=%u",
        st->eps, st->bound, st->all_wild, st->ref.dim, st->inner.n, st->inner.n_points,
@@ -534,18 +615,42 @@ void start_scan(SimJoinState* st) {
   if (st->use_engine && st->outer.n_points > 0 && st->inner.n_points > 0) start_stream(st);
 }
 
+// The next pair that passes the join's clauses: the engine's pairs are checked with engine_qual
+// (every clause, or every clause but the distance clause where the engine is exact), pairs with
+// a wild row with every clause, in the plan's order (so PostgreSQL's operator decides them and
+// raises its errors as in its own plans). ExecScan has no qual of its own and only projects.
 TupleTableSlot* next_scan_tuple(ScanState* node) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
   if (!st->started) start_scan(st);
-  CHECK_FOR_INTERRUPTS();
-  if (st->finished) return nullptr;
-  uint32 outer_row, inner_row;
-  if (next_candidate(st, &outer_row, &inner_row)) return form_pair(st, outer_row, inner_row);
-  st->finished = true;
-  return nullptr;
+  ExprContext* econtext = node->ps.ps_ExprContext;
+  for (;;) {
+    CHECK_FOR_INTERRUPTS();
+    if (st->finished) return nullptr;
+    uint32 outer_row, inner_row;
+    if (!next_candidate(st, &outer_row, &inner_row)) {
+      st->finished = true;
+      return nullptr;
+    }
+    const bool engine_pair = st->phase == 0;
+    TupleTableSlot* slot = engine_pair ? form_engine_pair(st, outer_row, inner_row)
+                                       : form_pair(st, outer_row, inner_row);
+    ExprState* qual = engine_pair ? st->engine_qual : st->wild_qual;
+    if (qual == nullptr) return slot;
+    econtext->ecxt_scantuple = slot;
+    if (ExecQual(qual, econtext)) return slot;
+    InstrCountFiltered1(node, 1);
+    ResetExprContext(econtext);
+  }
 }
 
-bool recheck_scan_tuple(ScanState*, TupleTableSlot*) { return true; }
+// EvalPlanQual: every clause of the join on the scan tuple (ExecScan checks no qual itself).
+bool recheck_scan_tuple(ScanState* node, TupleTableSlot* slot) {
+  SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
+  if (st->wild_qual == nullptr) return true;
+  ExprContext* econtext = node->ps.ps_ExprContext;
+  econtext->ecxt_scantuple = slot;
+  return ExecQual(st->wild_qual, econtext);
+}
 
 // ---- callbacks -------------------------------------------------------------------------------
 
@@ -557,6 +662,31 @@ void rescan(CustomScanState* node);
 void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es);
 
 CustomExecMethods exec_methods;
+
+// Collects the scan tuple columns (INDEX_VAR attnos, 1-based) an expression reads; a whole-row
+// reference reads them all.
+bool collect_index_vars(Node* node, void* context) {
+  if (node == nullptr) return false;
+  if (IsA(node, Var)) {
+    Var* var = reinterpret_cast<Var*>(node);
+    if (var->varno == INDEX_VAR) {
+      Bitmapset** columns = static_cast<Bitmapset**>(context);
+      *columns = bms_add_member(*columns, var->varattno > 0 ? var->varattno : 0);
+    }
+    return false;
+  }
+  return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(collect_index_vars)), context);
+}
+
+// The columns of a side that an engine pair needs: positions first .. first + count - 1 of the
+// scan tuple that `columns` holds (all of them when it holds 0, a whole-row reference).
+void set_needed_columns(Side* side, Bitmapset* columns, int first, int count) {
+  side->need = static_cast<int*>(palloc(sizeof(int) * Max(count, 1)));
+  side->n_need = 0;
+  const bool all = bms_is_member(0, columns);
+  for (int c = 0; c < count; ++c)
+    if (all || bms_is_member(first + c + 1, columns)) side->need[side->n_need++] = c;
+}
 
 bool shift_index_vars(Node* node, void* context) {
   if (node == nullptr) return false;
@@ -583,6 +713,8 @@ Node* create_state(CustomScan* cscan) {
       st->form.dwithin = private_int(priv, PRIV_DWITHIN) != 0;
       st->form.float32 = private_int(priv, PRIV_FLOAT32) != 0;
       st->outer_columns = private_int(priv, PRIV_OUTER_COLUMNS);
+      st->distance_qual = private_int(priv, PRIV_DISTANCE_QUAL);
+      st->strict = private_int(priv, PRIV_STRICT) != 0;
       return reinterpret_cast<Node*>(st);
     });
   });
@@ -600,7 +732,33 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   st->inner_ps = ExecInitNode(static_cast<Plan*>(lsecond(cscan->custom_plans)), estate,
                               child_flags);
   node->custom_ps = list_make2(st->outer_ps, st->inner_ps);
+  // The join's clauses are checked in next_scan_tuple, not by ExecScan: ExecInitCustomScan
+  // initialized every clause (the wild pairs' qual); the engine's pairs skip the distance
+  // clause where the engine is exact.
+  st->wild_qual = node->ss.ps.qual;
+  st->engine_qual = st->wild_qual;
+  if (st->distance_qual >= 0) {
+    List* others = list_delete_nth_cell(list_copy(cscan->scan.plan.qual), st->distance_qual);
+    st->engine_qual = ExecInitQual(others, &node->ss.ps);
+  }
+  node->ss.ps.qual = nullptr;
   st->inner_columns = list_length(cscan->custom_scan_tlist) - st->outer_columns;
+  // The columns an engine pair needs: those of the projection and of the clauses checked on it
+  // (all of them when the scan tuple is returned unprojected).
+  Bitmapset* needed = nullptr;
+  collect_index_vars(reinterpret_cast<Node*>(cscan->scan.plan.targetlist), &needed);
+  if (st->distance_qual >= 0)
+    collect_index_vars(reinterpret_cast<Node*>(list_delete_nth_cell(
+                           list_copy(cscan->scan.plan.qual), st->distance_qual)),
+                       &needed);
+  else
+    collect_index_vars(reinterpret_cast<Node*>(cscan->scan.plan.qual), &needed);
+  if (node->ss.ps.ps_ProjInfo == nullptr) needed = bms_add_member(needed, 0);
+  set_needed_columns(&st->outer, needed, 0, st->outer_columns);
+  set_needed_columns(&st->inner, needed, st->outer_columns, st->inner_columns);
+  // Columns an engine pair does not set read as NULL until a wild pair fills them.
+  TupleTableSlot* scan = node->ss.ss_ScanTupleSlot;
+  for (int c = 0; c < scan->tts_tupleDescriptor->natts; ++c) scan->tts_isnull[c] = true;
 
   // Keys are evaluated directly on the children's tuples: the outer key's columns are the
   // first ones of the scan tuple already, the inner key's are shifted. No parent: the
@@ -642,7 +800,7 @@ void begin_scan(CustomScanState* node, EState* estate, int eflags) {
 }
 
 TupleTableSlot* exec_scan(CustomScanState* node) {
-  // ExecScan rechecks every join clause (the plan's qual) on each candidate and projects.
+  // next_scan_tuple checks the join clauses on each candidate; ExecScan projects.
   return ExecScan(&node->ss, next_scan_tuple, recheck_scan_tuple);
 }
 
@@ -736,6 +894,9 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   ExplainPropertyInteger("Engine Pairs", nullptr, static_cast<int64>(t->pairs), es);
   ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out), es);
   ExplainPropertyInteger("Wild Rows", nullptr, static_cast<int64>(st->wild_rows), es);
+  ExplainPropertyText("Distance Clause",
+                      st->distance_qual >= 0 ? "engine (exact), wild rows rechecked" : "rechecked",
+                      es);
   ExplainPropertyText("Inner Storage", st->inner.spilled ? "disk" : "memory", es);
   ExplainPropertyInteger("Inner Bytes", "kB", static_cast<int64>(st->inner.bytes / 1024), es);
   ExplainPropertyText("Outer Storage", st->outer.spilled ? "disk" : "memory", es);

@@ -392,6 +392,14 @@ void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out)
   }
 }
 
+bool engine_is_exact(const FormInfo& form) { return form.kind == KEY_FLOAT_ARRAY; }
+
+double exact_bound(double eps, bool strict) {
+  if (strict) eps = std::nextafter(eps, -HUGE_VAL);
+  if (std::isnan(eps) || eps < 0) return std::nan("");
+  return eps == 0 ? 0.0 : eps;  // -0 as +0: the same comparison
+}
+
 double engine_bound(const FormInfo& form, double eps, int dim) {
   if (std::isnan(eps) || eps < 0) return std::nan("");
   if (std::isinf(eps)) return eps;

@@ -2,10 +2,13 @@
 // (custom_scan.cpp), its executor (custom_scan_exec.cpp), the recognized distance forms
 // (custom_scan_forms.cpp) and the planning-time sample estimate (custom_scan_sample.cpp).
 //
-// Exactness design: the engine runs with a safely widened bound over the key coordinates it can
-// read exactly (as doubles) and yields a superset of the matching pairs; every candidate pair is
-// then checked with ALL the join's original clauses (ExecQual on the pair), so the rows returned
-// are exactly those PostgreSQL's own operators accept. Rows whose key the engine cannot represent
+// Exactness design: the engine runs over the key coordinates it can read exactly (as doubles).
+// For simjoin's own distances (engine_is_exact) it runs with the exact bound and yields exactly
+// the pairs the distance clause accepts: only the join's other clauses are checked on them. For
+// the other forms (cube, point, pgvector, PostGIS) it runs with a safely widened bound and yields
+// a superset of the matching pairs; every candidate pair is then checked with ALL the join's
+// original clauses (ExecQual on the pair), so the rows returned are exactly those PostgreSQL's
+// own operators accept. Rows whose key the engine cannot represent
 // faithfully (NaN/infinite/huge coordinates, non-point cubes or geometries, an unexpected
 // dimension or SRID, arrays with NULL elements) are "wild": they are paired with every row of the
 // other side and left to the recheck, so PostgreSQL's operator decides (and raises the same
@@ -69,6 +72,16 @@ Datum detoast_key(const FormInfo& form, Datum value);
 // Writes ref->dim coordinates to out; call only after classify_key returned KEY_OK.
 void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out);
 
+// Whether the engine decides the distance clause exactly for two representable (non-wild) keys:
+// simjoin's own operators and functions on real[] / float8[] compute exact_distance (distance.h)
+// on the same doubles, so the engine run at exact_bound() returns exactly the pairs the clause
+// accepts, and the clause needs no recheck on them.
+bool engine_is_exact(const FormInfo& form);
+// The engine's bound for an exact form: eps for dist <= eps, the next double below eps for
+// dist < eps (d < c iff d <= prev(c) for doubles); NaN when no distance can match (eps < 0, or
+// NaN, which callers handle first: every pair then goes to the clause).
+double exact_bound(double eps, bool strict);
+
 // The engine's bound: a widened eps such that every pair the operator accepts at `eps` lies
 // within it in the engine's double arithmetic. NaN if no engine run is needed (nothing can match).
 double engine_bound(const FormInfo& form, double eps, int dim);
@@ -100,6 +113,8 @@ enum PrivateIndex {
   PRIV_DWITHIN,
   PRIV_FLOAT32,
   PRIV_OUTER_COLUMNS,
+  PRIV_DISTANCE_QUAL,  // position of the distance clause in the qual; -1: check every clause
+  PRIV_STRICT,         // the distance clause is dist < eps
   PRIV_COUNT
 };
 // Positions in custom_exprs.

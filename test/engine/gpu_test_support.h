@@ -43,4 +43,16 @@ class ScopedGpuTuning {
   gpu::Tuning saved_;
 };
 
+// Restores every GPU tuning knob at the end of a scope (set gpu::tuning() fields freely inside).
+class GpuTuningGuard {
+ public:
+  GpuTuningGuard() : saved_(gpu::tuning()) {}
+  ~GpuTuningGuard() { gpu::tuning() = saved_; }
+  GpuTuningGuard(const GpuTuningGuard&) = delete;
+  GpuTuningGuard& operator=(const GpuTuningGuard&) = delete;
+
+ private:
+  gpu::Tuning saved_;
+};
+
 }  // namespace simjoin::testing

@@ -34,14 +34,16 @@ fi
 
 if [[ $steps == *" bench "* ]]; then
   {
-    echo "== similarity_join vs cube GiST, 1M 3-D, GPU then CPU (16 threads)"
-    for device in gpu cpu; do
-      PGOPTIONS="-c simjoin.device=$device" psql -X -q -v n=1000000 -v eps=1 -v once=1 \
-        -f bench/sql/function_vs_gist.sql 2>&1 | grep -E "^n =|Time|native|simjoin|equal|[0-9] \|"
-    done
-    echo "== custom scan vs native, n=500k, GPU"
-    PGOPTIONS="-c simjoin.device=gpu" psql -X -v n=500000 -f bench/sql/customscan_bench.sql 2>&1 |
-      grep -E "^==|Time|count|^ +[0-9]+$|Custom Scan|Nested Loop|Hash"
+    echo "== similarity_join vs cube GiST, 1M uniform 3-D points, eps 1: GPU"
+    PGOPTIONS="-c simjoin.device=gpu" timeout 240 psql -X -q -v n=1000000 -v eps=1 -v once=1 \
+      -f bench/sql/function_vs_gist.sql 2>&1 | grep -E "^n =|Time|native|simjoin|equal|[0-9] \|"
+    echo "== the same similarity_join on the CPU engine (all cores)"
+    PGOPTIONS="-c simjoin.device=cpu" psql -X -q -c '\timing on' \
+      -c "SELECT count(*) FROM similarity_join('bench_points', 'bench_points', 1, left_column => 'v', right_column => 'v')" \
+      -c "SELECT count(*) FROM similarity_join('bench_points', 'bench_points', 1, left_column => 'v', right_column => 'v')" 2>&1 | grep -E "Time|^ +[0-9]+$"
+    echo "== custom scan vs native plans, n=${BENCH_N:-500000}, GPU"
+    PGOPTIONS="-c simjoin.device=gpu" timeout 300 psql -X -v n=${BENCH_N:-500000} -f bench/sql/customscan_bench.sql 2>&1 |
+      grep -E "^==|Time|^ +[0-9]+$|Custom Scan|Nested Loop|Hash Join"
   } > "$OUT/bench.txt" 2>&1
   cat "$OUT/bench.txt"
 fi

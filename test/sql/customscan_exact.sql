@@ -3,33 +3,7 @@
 -- dimension, NaN / infinite / huge coordinates) are paired with everything and decided by the
 -- operator. Every case is compared with PostgreSQL's own plan (simjoin.enable_customscan = off):
 -- a wrong skip of the recheck shows as rows only one plan returns, or as a different error.
-SET simjoin.explain_machine_details = off;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
-
--- cs_compare(query): as in customscan.sql.
-CREATE FUNCTION pg_temp.cs_compare(query text,
-    OUT custom_scan boolean, OUT rows_custom bigint, OUT rows_native bigint,
-    OUT only_custom bigint, OUT only_native bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  custom_scan := false;
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-    IF line LIKE '%Custom Scan (SimilarityJoin)%' THEN custom_scan := true; END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE cs_on AS ' || query;
-  PERFORM set_config('simjoin.enable_customscan', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE cs_off AS ' || query;
-  PERFORM set_config('simjoin.enable_customscan', 'on', true);
-  SELECT count(*) INTO rows_custom FROM cs_on;
-  SELECT count(*) INTO rows_native FROM cs_off;
-  SELECT count(*) INTO only_custom FROM (SELECT * FROM cs_on EXCEPT ALL SELECT * FROM cs_off) d;
-  SELECT count(*) INTO only_native FROM (SELECT * FROM cs_off EXCEPT ALL SELECT * FROM cs_on) d;
-  DROP TABLE cs_on;
-  DROP TABLE cs_off;
-END $$;
+\i test/sql/include/customscan_setup.sql
 
 -- cs_error(query): the error of the query with the custom scan, then without it.
 CREATE FUNCTION pg_temp.cs_error(query text, OUT custom_error text, OUT native_error text)

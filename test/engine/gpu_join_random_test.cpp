@@ -7,43 +7,23 @@
 #include <tuple>
 
 #include "gpu_test_support.h"
+#include "join_scenarios.h"
+#include "random_join_cases.h"
 
 namespace simjoin {
 namespace {
 
 using namespace simjoin::testing;
 
-enum class Shape { SelfAll, SelfUnique, LeftBigger, RightBigger };
-enum class Data { Uniform, Blobs };
 
-// eps = the distance of an actual pair (the 1% quantile of a sample): some pairs sit exactly at
-// eps, where a float or fused computation would decide differently.
-double eps_from_sample(const Points& points, Metric metric) {
-  std::vector<double> distances;
-  const std::size_t m = std::min<std::size_t>(points.n(), 120);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = i + 1; j < m; ++j)
-      distances.push_back(exact_distance(points.set().point(i), points.set().point(j),
-                                         points.dim, metric));
-  std::sort(distances.begin(), distances.end());
-  return distances[distances.size() / 100];
-}
-
-Points make(Data data, std::size_t n, std::size_t dim, unsigned seed) {
-  return data == Data::Uniform ? uniform_points(n, dim, 0.0, 1.0, seed)
-                               : blob_points(n, dim, 5, 0.5, seed);
-}
-
-using Param = std::tuple<int, Metric, Data, Shape>;
-class GpuRandomJoin : public ::testing::TestWithParam<Param> {};
+class GpuRandomJoin : public ::testing::TestWithParam<RandomJoinParam> {};
 
 TEST_P(GpuRandomJoin, GridAndBruteForceMatchOracle) {
   SKIP_WITHOUT_GPU();
   const auto [dim, metric, data, shape] = GetParam();
-  const unsigned seed = static_cast<unsigned>(dim * 31 + static_cast<int>(metric) * 7 +
-                                              static_cast<int>(data) * 3 + static_cast<int>(shape));
-  const Points left = make(data, shape == Shape::RightBigger ? 300 : 900, dim, seed);
-  const Points right = make(data, shape == Shape::LeftBigger ? 350 : 1000, dim, seed + 100);
+  const unsigned seed = seed_of(GetParam());
+  const Points left = make_points(data, shape == Shape::RightBigger ? 300 : 900, dim, seed);
+  const Points right = make_points(data, shape == Shape::LeftBigger ? 350 : 1000, dim, seed + 100);
   const bool self = shape == Shape::SelfAll || shape == Shape::SelfUnique;
   const SelfPairs mode = shape == Shape::SelfUnique ? SelfPairs::Unique : SelfPairs::All;
   for (Algorithm algorithm : {Algorithm::Grid, Algorithm::BruteForce}) {
@@ -59,16 +39,6 @@ TEST_P(GpuRandomJoin, GridAndBruteForceMatchOracle) {
   }
 }
 
-std::string name_of(const ::testing::TestParamInfo<Param>& info) {
-  const char* metrics[] = {"Euclidean", "Manhattan", "Chebyshev"};
-  const char* data[] = {"Uniform", "Blobs"};
-  const char* shapes[] = {"SelfAll", "SelfUnique", "LeftBigger", "RightBigger"};
-  return "d" + std::to_string(std::get<0>(info.param)) + "_" +
-         metrics[static_cast<int>(std::get<1>(info.param))] + "_" +
-         data[static_cast<int>(std::get<2>(info.param))] + "_" +
-         shapes[static_cast<int>(std::get<3>(info.param))];
-}
-
 INSTANTIATE_TEST_SUITE_P(
     Dims, GpuRandomJoin,
     ::testing::Combine(::testing::Values(1, 2, 3, 5, 6, 7, 16, 32, 64),
@@ -76,7 +46,7 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(Data::Uniform, Data::Blobs),
                        ::testing::Values(Shape::SelfAll, Shape::SelfUnique, Shape::LeftBigger,
                                          Shape::RightBigger)),
-    name_of);
+    random_join_name);
 
 // Every forced k, masks included (blobs leave most coordinates of a dimension empty).
 TEST(GpuRandomJoinForcedK, EveryKMatchesOracle) {

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "join_scenarios.h"
+#include "random_join_cases.h"
 #include "test_support.h"
 
 namespace simjoin {
@@ -14,22 +15,14 @@ namespace {
 
 using namespace simjoin::testing;
 
-enum class Shape { SelfAll, SelfUnique, LeftBigger, RightBigger };
-enum class Data { Uniform, Blobs };
 
-Points make(Data data, std::size_t n, std::size_t dim, unsigned seed) {
-  return data == Data::Uniform ? uniform_points(n, dim, 0.0, 1.0, seed)
-                               : blob_points(n, dim, 5, 0.5, seed);
-}
-
-class RandomJoin : public ::testing::TestWithParam<std::tuple<int, Metric, Data, Shape>> {};
+class RandomJoin : public ::testing::TestWithParam<RandomJoinParam> {};
 
 TEST_P(RandomJoin, MatchesOracle) {
   const auto [dim, metric, data, shape] = GetParam();
-  const unsigned seed = static_cast<unsigned>(dim * 31 + static_cast<int>(metric) * 7 +
-                                              static_cast<int>(data) * 3 + static_cast<int>(shape));
-  const Points left = make(data, shape == Shape::RightBigger ? 150 : 400, dim, seed);
-  const Points right = make(data, shape == Shape::LeftBigger ? 170 : 420, dim, seed + 100);
+  const unsigned seed = seed_of(GetParam());
+  const Points left = make_points(data, shape == Shape::RightBigger ? 150 : 400, dim, seed);
+  const Points right = make_points(data, shape == Shape::LeftBigger ? 170 : 420, dim, seed + 100);
   const bool self = shape == Shape::SelfAll || shape == Shape::SelfUnique;
   JoinSpec spec = cpu_spec(eps_from_sample(left, metric), metric,
                            shape == Shape::SelfUnique ? SelfPairs::Unique : SelfPairs::All);
@@ -42,16 +35,6 @@ TEST_P(RandomJoin, MatchesOracle) {
   EXPECT_FALSE(stats.stopped);
 }
 
-std::string name_of(const ::testing::TestParamInfo<RandomJoin::ParamType>& info) {
-  const char* metrics[] = {"Euclidean", "Manhattan", "Chebyshev"};
-  const char* data[] = {"Uniform", "Blobs"};
-  const char* shapes[] = {"SelfAll", "SelfUnique", "LeftBigger", "RightBigger"};
-  return "d" + std::to_string(std::get<0>(info.param)) + "_" +
-         metrics[static_cast<int>(std::get<1>(info.param))] + "_" +
-         data[static_cast<int>(std::get<2>(info.param))] + "_" +
-         shapes[static_cast<int>(std::get<3>(info.param))];
-}
-
 INSTANTIATE_TEST_SUITE_P(
     Dims, RandomJoin,
     ::testing::Combine(::testing::Values(1, 2, 3, 6, 16, 32, 64, 128),
@@ -59,7 +42,7 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(Data::Uniform, Data::Blobs),
                        ::testing::Values(Shape::SelfAll, Shape::SelfUnique, Shape::LeftBigger,
                                          Shape::RightBigger)),
-    name_of);
+    random_join_name);
 
 // Every forced k on a 6-D set, with 1 and 4 threads.
 TEST(RandomJoinForcedK, EveryKMatchesOracle) {

@@ -22,18 +22,7 @@ wants() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done;
 note() { echo "$*" | tee -a "$SUMMARY"; }
 failed=0
 
-setup_gtest() {
-  local src=${GTEST_SRC:-.device-gtest}
-  [ -d "$src/googletest/src" ] || return 0
-  local lib=/tmp/simjoin-gtest
-  mkdir -p "$lib"
-  g++ -std=c++17 -O2 -pthread -I"$src/googletest/include" -I"$src/googletest" \
-      -c "$src/googletest/src/gtest-all.cc" -o "$lib/gtest-all.o" &&
-    g++ -std=c++17 -O2 -pthread -I"$src/googletest/include" \
-      -c "$src/googletest/src/gtest_main.cc" -o "$lib/gtest_main.o" &&
-    ar rcs "$lib/libgtest.a" "$lib/gtest-all.o" && ar rcs "$lib/libgtest_main.a" "$lib/gtest_main.o"
-  export CPATH="$PWD/$src/googletest/include" LIBRARY_PATH="$lib"
-}
+source scripts/device_gtest.sh
 
 if wants build; then
   nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1

@@ -13,16 +13,15 @@ steps=" ${*:-tests bench} "
 # The server must find PostGIS's libraries before it starts.
 [ -x /usr/lib/postgresql/15/bin/postgres ] || tar xJf .device/pg15-root.tar.xz -C /
 [ -f .device-postgis/postgis-libs.tar.xz ] && tar xJf .device-postgis/postgis-libs.tar.xz -C /opt/pgsys
+# Debian's PostGIS control files are links through /etc/alternatives, which the bundle lacks.
+for link in /usr/share/postgresql/15/extension/*.control; do
+  [ -e "$link" ] || ln -sf "$(basename "${link%.control}")-3.control" "$link"
+done
 source .device/pg-up >/dev/null || exit 1
 
 # GoogleTest from source (the GPU machine has no system package).
-if [ -d .device-gtest/googletest/src ]; then
-  g=/tmp/simjoin-gtest; mkdir -p $g; src=.device-gtest/googletest
-  g++ -std=c++17 -O2 -pthread -I$src/include -I$src -c $src/src/gtest-all.cc -o $g/gtest-all.o &&
-    g++ -std=c++17 -O2 -pthread -I$src/include -c $src/src/gtest_main.cc -o $g/gtest_main.o &&
-    ar rcs $g/libgtest.a $g/gtest-all.o && ar rcs $g/libgtest_main.a $g/gtest_main.o
-  export CPATH=$PWD/$src/include LIBRARY_PATH=$g
-fi
+source scripts/device_gtest.sh
+setup_gtest
 
 if [[ $steps == *" tests "* ]]; then
   mkdir -p "$OUT/logs"

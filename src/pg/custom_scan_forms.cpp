@@ -93,53 +93,64 @@ void add_pair(const char* nspname, Oid type, const char* op, const char* fname, 
 }
 
 void build_forms() {
-  form_count = 0;
-  // simjoin's own operators and functions on real[] and float8[].
-  Oid nsp = extension_schema("simjoin");
-  if (OidIsValid(nsp)) {
-    const char* nspname = get_namespace_name(nsp);
-    for (Oid type : {FLOAT8ARRAYOID, FLOAT4ARRAYOID}) {
-      add_pair(nspname, type, "<->", "euclidean_distance", KEY_FLOAT_ARRAY, Metric::Euclidean);
-      add_pair(nspname, type, "<#>", "manhattan_distance", KEY_FLOAT_ARRAY, Metric::Manhattan);
-      add_pair(nspname, type, "<=>", "chebyshev_distance", KEY_FLOAT_ARRAY, Metric::Chebyshev);
-    }
-  }
-  // contrib cube.
-  nsp = extension_schema("cube");
-  if (OidIsValid(nsp)) {
-    const Oid cube = type_in(nsp, "cube");
-    const char* nspname = get_namespace_name(nsp);
-    if (OidIsValid(cube)) {
-      add_pair(nspname, cube, "<->", "cube_distance", KEY_CUBE, Metric::Euclidean);
-      add_pair(nspname, cube, "<#>", "distance_taxicab", KEY_CUBE, Metric::Manhattan);
-      add_pair(nspname, cube, "<=>", "distance_chebyshev", KEY_CUBE, Metric::Chebyshev);
-    }
-  }
-  // built-in point <-> point.
-  add_pair("pg_catalog", POINTOID, "<->", "point_distance", KEY_POINT, Metric::Euclidean);
-  // pgvector.
-  nsp = extension_schema("vector");
-  if (OidIsValid(nsp)) {
-    const Oid vec = type_in(nsp, "vector");
-    const char* nspname = get_namespace_name(nsp);
-    if (OidIsValid(vec)) {
-      add_pair(nspname, vec, "<->", "l2_distance", KEY_PGVECTOR, Metric::Euclidean, false, true);
-      add_pair(nspname, vec, "<+>", "l1_distance", KEY_PGVECTOR, Metric::Manhattan, false, true);
-      add_pair(nspname, vec, "<=>", "cosine_distance", KEY_PGVECTOR, Metric::Euclidean, true,
-               true);
-    }
-  }
-  // PostGIS ST_DWithin(geometry, geometry, float8).
-  nsp = extension_schema("postgis");
-  if (OidIsValid(nsp)) {
-    const Oid geom = type_in(nsp, "geometry");
-    if (OidIsValid(geom)) {
-      const Oid args[3] = {geom, geom, FLOAT8OID};
-      add_form(function_oid(get_namespace_name(nsp), "st_dwithin", 3, args), KEY_GEOMETRY,
-               Metric::Euclidean, false, true, false);
-    }
-  }
+  // Valid from the start: a catalog invalidation that arrives while the forms are looked up
+  // clears the flag again, so the next use rebuilds; an ERROR halfway leaves it cleared.
   forms_valid = true;
+  PG_TRY();
+  {
+    form_count = 0;
+    // simjoin's own operators and functions on real[] and float8[].
+    Oid nsp = extension_schema("simjoin");
+    if (OidIsValid(nsp)) {
+      const char* nspname = get_namespace_name(nsp);
+      for (Oid type : {FLOAT8ARRAYOID, FLOAT4ARRAYOID}) {
+        add_pair(nspname, type, "<->", "euclidean_distance", KEY_FLOAT_ARRAY, Metric::Euclidean);
+        add_pair(nspname, type, "<#>", "manhattan_distance", KEY_FLOAT_ARRAY, Metric::Manhattan);
+        add_pair(nspname, type, "<=>", "chebyshev_distance", KEY_FLOAT_ARRAY, Metric::Chebyshev);
+      }
+    }
+    // contrib cube.
+    nsp = extension_schema("cube");
+    if (OidIsValid(nsp)) {
+      const Oid cube = type_in(nsp, "cube");
+      const char* nspname = get_namespace_name(nsp);
+      if (OidIsValid(cube)) {
+        add_pair(nspname, cube, "<->", "cube_distance", KEY_CUBE, Metric::Euclidean);
+        add_pair(nspname, cube, "<#>", "distance_taxicab", KEY_CUBE, Metric::Manhattan);
+        add_pair(nspname, cube, "<=>", "distance_chebyshev", KEY_CUBE, Metric::Chebyshev);
+      }
+    }
+    // built-in point <-> point.
+    add_pair("pg_catalog", POINTOID, "<->", "point_distance", KEY_POINT, Metric::Euclidean);
+    // pgvector.
+    nsp = extension_schema("vector");
+    if (OidIsValid(nsp)) {
+      const Oid vec = type_in(nsp, "vector");
+      const char* nspname = get_namespace_name(nsp);
+      if (OidIsValid(vec)) {
+        add_pair(nspname, vec, "<->", "l2_distance", KEY_PGVECTOR, Metric::Euclidean, false, true);
+        add_pair(nspname, vec, "<+>", "l1_distance", KEY_PGVECTOR, Metric::Manhattan, false, true);
+        add_pair(nspname, vec, "<=>", "cosine_distance", KEY_PGVECTOR, Metric::Euclidean, true,
+                 true);
+      }
+    }
+    // PostGIS ST_DWithin(geometry, geometry, float8).
+    nsp = extension_schema("postgis");
+    if (OidIsValid(nsp)) {
+      const Oid geom = type_in(nsp, "geometry");
+      if (OidIsValid(geom)) {
+        const Oid args[3] = {geom, geom, FLOAT8OID};
+        add_form(function_oid(get_namespace_name(nsp), "st_dwithin", 3, args), KEY_GEOMETRY,
+                 Metric::Euclidean, false, true, false);
+      }
+    }
+  }
+  PG_CATCH();
+  {
+    forms_valid = false;
+    PG_RE_THROW();
+  }
+  PG_END_TRY();
 }
 
 void invalidate_forms(Datum, int, uint32) { forms_valid = false; }

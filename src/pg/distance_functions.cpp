@@ -19,8 +19,9 @@ using simjoin::Metric;
 
 // Both arguments widened to double; ERROR on NULL elements, nesting or unequal lengths.
 Datum distance_of_arguments(FunctionCallInfo fcinfo, Metric metric) {
-  const Datum a = PG_GETARG_DATUM(0);
-  const Datum b = PG_GETARG_DATUM(1);
+  // Detoasted once here; the reads below then see plain arrays and copy nothing.
+  const Datum a = PointerGetDatum(PG_GETARG_ARRAYTYPE_P(0));
+  const Datum b = PointerGetDatum(PG_GETARG_ARRAYTYPE_P(1));
   const int dim_a = simjoin::pg::vector_length(a, nullptr, nullptr);
   const int dim_b = simjoin::pg::vector_length(b, nullptr, nullptr);
   if (dim_a != dim_b)

@@ -33,19 +33,6 @@ void radix_sort_by_key(std::vector<KeyedPoint>& items) {
   }
 }
 
-// Runs body(begin, end) over [0, n) split into `threads` contiguous parts, in parallel.
-template <typename Body>
-void parallel_ranges(std::size_t n, int threads, const Body& body) {
-  const std::size_t parts = std::max<std::size_t>(
-      1, std::min<std::size_t>(static_cast<std::size_t>(threads), n / 65536));
-  std::vector<std::thread> workers;
-  for (std::size_t p = 1; p < parts; ++p) {
-    workers.push_back(start_worker_thread(body, n * p / parts, n * (p + 1) / parts));
-  }
-  body(0, n / parts);
-  for (std::thread& worker : workers) worker.join();
-}
-
 }  // namespace
 
 CellKeys::CellKeys(const GridPlan& plan) : stride_(plan.k) {
@@ -81,7 +68,7 @@ CellIndex build_cell_index(const PointSet& set, const GridPlan& plan, const Cell
   // Keys of all points; non-finite ones are marked and dropped.
   constexpr std::uint64_t kSkip = ~std::uint64_t{0};
   std::vector<KeyedPoint> keyed(set.n);
-  parallel_ranges(set.n, threads, [&](std::size_t begin, std::size_t end) {
+  parallel_for_ranges(set.n, threads, [&](std::size_t begin, std::size_t end) {
     std::vector<std::int64_t> cell(k);
     for (std::size_t i = begin; i < end; ++i) {
       const double* p = set.point(i);
@@ -118,7 +105,7 @@ CellIndex build_cell_index(const PointSet& set, const GridPlan& plan, const Cell
 
   // SORTIDU: each cell's points by their coordinate in the first un-indexed dimension.
   if (has_sort_dim) {
-    parallel_ranges(index.cell_count(), threads, [&](std::size_t first, std::size_t last) {
+    parallel_for_ranges(index.cell_count(), threads, [&](std::size_t first, std::size_t last) {
       for (std::size_t c = first; c < last; ++c) {
         std::sort(keyed.begin() + index.cell_begin[c], keyed.begin() + index.cell_begin[c + 1],
                   [&](const KeyedPoint& a, const KeyedPoint& b) {
@@ -132,7 +119,7 @@ CellIndex build_cell_index(const PointSet& set, const GridPlan& plan, const Cell
   index.ids.resize(n);
   index.coords.resize(n * set.dim);
   if (has_sort_dim) index.sort_coord.resize(n);
-  parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end) {
+  parallel_for_ranges(n, threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t s = begin; s < end; ++s) {
       const double* p = set.point(keyed[s].id);
       double* to = index.coords.data() + s * set.dim;

@@ -85,7 +85,7 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
       spec.algorithm == Algorithm::Grid ||
       (spec.algorithm == Algorithm::Auto && pair_count(left, right) > kBruteForceMaxPairs);
   if (grid_wanted && std::isfinite(spec.eps)) {
-    plan = plan_grid(left, right, spec.eps, spec.metric, spec.indexed_dims);
+    plan = plan_grid(left, right, spec.eps, spec.metric, spec.indexed_dims, spec.threads);
     clock.mark("plan");
     if (plan->k == 0) plan.reset();
   }

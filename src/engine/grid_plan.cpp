@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <numeric>
 
+#include "batch_pipeline.h"
 #include "finite_points.h"
+#include "worker_thread.h"
 
 namespace simjoin {
 namespace {
@@ -38,17 +41,26 @@ struct Range {
 };
 
 // Min and max per dimension over the finite points of both inputs.
-std::vector<Range> finite_ranges(const PointSet& left, const PointSet* right) {
+std::vector<Range> finite_ranges(const PointSet& left, const PointSet* right, int threads) {
   std::vector<Range> ranges(left.dim);
+  std::mutex merge;
   auto scan = [&](const PointSet& set) {
-    for (std::size_t i = 0; i < set.n; ++i) {
-      const double* p = set.point(i);
-      if (!is_finite_point(p, set.dim)) continue;
-      for (std::size_t j = 0; j < set.dim; ++j) {
-        ranges[j].lo = std::min(ranges[j].lo, p[j]);
-        ranges[j].hi = std::max(ranges[j].hi, p[j]);
+    parallel_for_ranges(set.n, threads, [&](std::size_t begin, std::size_t end) {
+      std::vector<Range> part(set.dim);
+      for (std::size_t i = begin; i < end; ++i) {
+        const double* p = set.point(i);
+        if (!is_finite_point(p, set.dim)) continue;
+        for (std::size_t j = 0; j < set.dim; ++j) {
+          part[j].lo = std::min(part[j].lo, p[j]);
+          part[j].hi = std::max(part[j].hi, p[j]);
+        }
       }
-    }
+      const std::lock_guard<std::mutex> lock(merge);
+      for (std::size_t j = 0; j < set.dim; ++j) {
+        ranges[j].lo = std::min(ranges[j].lo, part[j].lo);
+        ranges[j].hi = std::max(ranges[j].hi, part[j].hi);
+      }
+    });
   };
   scan(left);
   if (right) scan(*right);
@@ -184,10 +196,10 @@ int choose_k(const PointSet& left, const PointSet* right, double eps,
 }  // namespace
 
 GridPlan plan_grid(const PointSet& left, const PointSet* right, double eps, Metric /*metric*/,
-                   int requested_k) {
+                   int requested_k, int threads) {
   if (!(eps >= 0.0) || std::isinf(eps)) throw Error("plan_grid needs a finite eps >= 0");
   const std::size_t dim = left.dim;
-  const std::vector<Range> ranges = finite_ranges(left, right);
+  const std::vector<Range> ranges = finite_ranges(left, right, resolve_thread_count(threads));
 
   // REORDER: decreasing variance on a sample of both inputs; dimensions whose range overflows
   // (cannot be gridded) go last and are never indexed.

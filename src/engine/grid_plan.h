@@ -27,9 +27,10 @@ struct GridPlan {
 
 // Chooses the plan for joining left with right (nullptr: self-join). requested_k > 0 forces k
 // (capped at dim); 0 chooses k from a sample (seed 004). Only points whose coordinates are all
-// finite are considered; eps must be finite and >= 0.
+// finite are considered; eps must be finite and >= 0. The pass over all points runs on up to
+// `threads` threads (0: one per core).
 GridPlan plan_grid(const PointSet& left, const PointSet* right, double eps, Metric metric,
-                   int requested_k);
+                   int requested_k, int threads = 0);
 
 // The cell coordinate of value x in indexed dimension i of the plan. Use this one function (or
 // its exact device twin) everywhere, so that the rounding analysis of plan_grid holds.

@@ -5,8 +5,11 @@
 
 #include <signal.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace simjoin {
 
@@ -24,6 +27,20 @@ std::thread start_worker_thread(Function&& function, Args&&... args) {
   }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   return worker;
+}
+
+// Runs body(begin, end) over [0, n) split into up to `threads` contiguous parts (at least 65,536
+// items each), the first on the calling thread. body must not throw.
+template <typename Body>
+void parallel_for_ranges(std::size_t n, int threads, const Body& body) {
+  const std::size_t parts = std::max<std::size_t>(
+      1, std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n / 65536));
+  std::vector<std::thread> workers;
+  for (std::size_t p = 1; p < parts; ++p) {
+    workers.push_back(start_worker_thread(body, n * p / parts, n * (p + 1) / parts));
+  }
+  body(0, n / parts);
+  for (std::thread& worker : workers) worker.join();
 }
 
 }  // namespace simjoin

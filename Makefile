@@ -63,7 +63,7 @@ EXTRA_CLEAN  = $(BUILD)
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-$(BUILD)/%.o: %.cpp $(wildcard src/engine/*.h cuda/*.h)
+$(BUILD)/%.o: %.cpp $(wildcard src/engine/*.h cuda/*.h test/engine/*.h)
 	@mkdir -p $(dir $@)
 	$(ENGINE_CXX) -c $< -o $@
 

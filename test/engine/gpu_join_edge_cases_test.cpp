@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "gpu_test_support.h"
+#include "join_scenarios.h"
 
 namespace simjoin {
 namespace {
@@ -14,15 +15,6 @@ using namespace simjoin::testing;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-Points with_non_finite(std::size_t n, unsigned seed) {
-  Points points = uniform_points(n, 3, 0.0, 10.0, seed);
-  const double specials[] = {kNaN, kInf, -kInf};
-  for (std::size_t i = 0; i < n; i += 7) points.point(i)[i % 3] = specials[i % 3];
-  points.point(1)[0] = kInf;  // two points with the same infinite coordinate: inf - inf = NaN
-  points.point(2)[0] = kInf;
-  return points;
-}
 
 TEST(GpuAvailability, AnswersWithAReason) {
   std::string why;

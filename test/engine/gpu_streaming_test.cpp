@@ -5,17 +5,12 @@
 #include <chrono>
 
 #include "gpu_test_support.h"
+#include "join_scenarios.h"
 
 namespace simjoin {
 namespace {
 
 using namespace simjoin::testing;
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 TEST(GpuStreaming, ManyDeviceBatchesDeliverTheSamePairs) {
   SKIP_WITHOUT_GPU();
   const Points points = blob_points(3000, 3, 3, 2.0, 1);
@@ -36,9 +31,6 @@ TEST(GpuStreaming, ManyDeviceBatchesDeliverTheSamePairs) {
   }
 }
 
-// Exact duplicates: 4e8 pairs in one cell, far more than the test lets the join deliver.
-Points huge_cell() { return Points{2, std::vector<double>(2 * 20000, 1.0)}; }
-
 TEST(GpuStreaming, SinkStoppingStopsTheJoin) {
   SKIP_WITHOUT_GPU();
   const Points points = huge_cell();
@@ -57,26 +49,6 @@ TEST(GpuStreaming, SinkStoppingStopsTheJoin) {
     }
   }
 }
-
-class CancelAfter : public PairSink {
- public:
-  explicit CancelAfter(double seconds)
-      : deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(seconds))) {}
-  bool consume(const PairBatch& batch) override {
-    pairs += batch.size;
-    return true;
-  }
-  bool keep_going() override {
-    ++polls;
-    return Clock::now() < deadline_;
-  }
-  int polls = 0;
-  std::size_t pairs = 0;
-
- private:
-  Clock::time_point deadline_;
-};
 
 // A brute-force count pass over 1.8e9 pairs of 64-D points (only the last dimension differs, so
 // no distance stops early) runs for a second or more before the first batch: keep_going must be

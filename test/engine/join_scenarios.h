@@ -49,18 +49,22 @@ inline Points with_non_finite(std::size_t n, unsigned seed) {
 // 20000 identical 2-D points: 4e8 pairs in one cell, far more than a test can wait for.
 inline Points huge_cell() { return Points{2, std::vector<double>(2 * 20000, 1.0)}; }
 
-// Accepts every batch; keep_going turns false after `seconds`. Counts the polls.
+// Accepts every batch; keep_going turns false after `seconds`. Counts the polls and the pairs.
 class CancelAfter : public PairSink {
  public:
   explicit CancelAfter(double seconds)
       : deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(seconds))) {}
-  bool consume(const PairBatch&) override { return true; }
+  bool consume(const PairBatch& batch) override {
+    pairs += batch.size;
+    return true;
+  }
   bool keep_going() override {
     ++polls;
     return Clock::now() < deadline_;
   }
   int polls = 0;
+  std::size_t pairs = 0;
 
  private:
   Clock::time_point deadline_;

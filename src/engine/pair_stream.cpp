@@ -49,16 +49,15 @@ JoinStats run_join_with_fallback(const PointSet& left, const PointSet* right,
   return run_join(left, right, cpu_spec, counting);
 }
 
-void PairStream::sort_by_right(Buffer* buffer) {
-  std::vector<std::uint64_t>& keys = buffer->keys;
-  const std::size_t n = buffer->left.size();
-  keys.resize(n);
+void PairStream::sort_by_right() {
+  const std::size_t n = staging_.size();
+  sort_keys_.resize(n);
   for (std::size_t k = 0; k < n; ++k)
-    keys[k] = (static_cast<std::uint64_t>(buffer->right[k]) << 32) | buffer->left[k];
-  std::sort(keys.begin(), keys.end());
+    sort_keys_[k] = (static_cast<std::uint64_t>(staging_.right[k]) << 32) | staging_.left[k];
+  std::sort(sort_keys_.begin(), sort_keys_.end());
   for (std::size_t k = 0; k < n; ++k) {
-    buffer->right[k] = static_cast<std::uint32_t>(keys[k] >> 32);
-    buffer->left[k] = static_cast<std::uint32_t>(keys[k]);
+    staging_.right[k] = static_cast<std::uint32_t>(sort_keys_[k] >> 32);
+    staging_.left[k] = static_cast<std::uint32_t>(sort_keys_[k]);
   }
 }
 
@@ -74,8 +73,7 @@ class PairStream::QueueSink : public PairSink {
 
 PairStream::PairStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                        Options options)
-    : options_(std::move(options)) {
-  if (options_.queue_batches == 0) options_.queue_batches = 1;
+    : options_(std::move(options)), queue_(options_.queue_batches, 1) {
   if (right) {
     right_copy_ = *right;
     has_right_ = true;
@@ -98,80 +96,57 @@ void PairStream::produce(PointSet left, const PointSet* right, JoinSpec spec) {
   } catch (...) {
     error = std::current_exception();
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  stats_ = std::move(stats);
+  stats_ = std::move(stats);  // read by the consumer only after joining this thread
   error_ = error;
   fallback_note_ = std::move(note);
-  done_ = true;
-  has_data_.notify_all();
+  queue_.producer_done();
 }
 
 bool PairStream::producer_keep_going() {
-  if (stop_.load(std::memory_order_relaxed)) return false;
+  if (queue_.stop_requested()) return false;
   return !(options_.interrupted && options_.interrupted());
 }
 
 bool PairStream::push(const PairBatch& batch) {
-  Buffer buffer;
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    has_space_.wait(lock, [this] {
-      return stop_.load(std::memory_order_relaxed) || ready_.size() < options_.queue_batches;
-    });
-    if (stop_.load(std::memory_order_relaxed)) return false;
-    if (!free_.empty()) {
-      buffer = std::move(free_.back());
-      free_.pop_back();
-    }
-  }
-  // Copied outside the lock: the consumer goes on with the batches already queued.
-  buffer.left.assign(batch.left, batch.left + batch.size);
-  buffer.right.assign(batch.right, batch.right + batch.size);
+  // Copied before queueing (the queue blocks while full): the consumer goes on meanwhile.
+  staging_.left.assign(batch.left, batch.left + batch.size);
+  staging_.right.assign(batch.right, batch.right + batch.size);
   if (options_.keep_distance) {
-    buffer.distance.assign(batch.distance, batch.distance + batch.size);
-  } else if (options_.order_by_right) {
-    sort_by_right(&buffer);
+    staging_.distance.assign(batch.distance, batch.distance + batch.size);
+  } else {
+    staging_.distance.clear();
+    if (options_.order_by_right) sort_by_right();
   }
+  if (!queue_.push(staging_)) return false;
   pairs_pushed_ += batch.size;
-  std::lock_guard<std::mutex> lock(mutex_);
-  ready_.push_back(std::move(buffer));
-  has_data_.notify_one();
-  return !stop_.load(std::memory_order_relaxed) &&
-         !(options_.interrupted && options_.interrupted());
+  return producer_keep_going();
 }
 
 PairStream::Next PairStream::next(StreamBatch* batch, std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mutex_);
   if (holding_current_) {
-    free_.push_back(std::move(current_));
+    queue_.recycle(std::move(current_));
+    current_ = OwnedPairBatch();
     holding_current_ = false;
   }
-  const bool stopped = stop_.load(std::memory_order_relaxed);
-  if (!stopped &&
-      !has_data_.wait_for(lock, timeout, [this] { return !ready_.empty() || done_; }))
-    return Next::Timeout;
-  if (stopped || ready_.empty()) {  // stopped, or done and drained
-    lock.unlock();
-    join();
-    return Next::End;
+  switch (queue_.pop(current_, timeout)) {
+    case BatchQueue::PopResult::Timeout:
+      return Next::Timeout;
+    case BatchQueue::PopResult::Finished:  // stopped, or done and drained
+      join();
+      return Next::End;
+    case BatchQueue::PopResult::Batch:
+      break;
   }
-  current_ = std::move(ready_.front());
-  ready_.pop_front();
   holding_current_ = true;
-  has_space_.notify_one();
   batch->left = current_.left.data();
   batch->right = current_.right.data();
   batch->distance = options_.keep_distance ? current_.distance.data() : nullptr;
-  batch->size = current_.left.size();
+  batch->size = current_.size();
   return Next::Batch;
 }
 
 void PairStream::stop() noexcept {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_.store(true, std::memory_order_relaxed);
-  }
-  has_space_.notify_all();
+  queue_.request_stop();
   join();
 }
 

@@ -7,19 +7,16 @@
 // Options::interrupted, which must be thread-safe (PostgreSQL: read the pending-interrupt flags).
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "batch_pipeline.h"
 #include "engine.h"
 
 namespace simjoin {
@@ -84,34 +81,25 @@ class PairStream {
   std::uint64_t pairs_pushed() const { return pairs_pushed_; }
 
  private:
-  struct Buffer {
-    std::vector<std::uint32_t> left, right;
-    std::vector<double> distance;
-    std::vector<std::uint64_t> keys;  // scratch of sort_by_right
-  };
-  static void sort_by_right(Buffer* buffer);
   class QueueSink;
 
   void produce(PointSet left, const PointSet* right, JoinSpec spec);
   bool push(const PairBatch& batch);  // producer; false once stopped
   bool producer_keep_going();
+  void sort_by_right();               // the staging batch, by (right, left)
   void join() noexcept;
 
   Options options_;
   PointSet right_copy_;
   bool has_right_ = false;
 
-  std::mutex mutex_;
-  std::condition_variable has_data_;   // producer -> consumer
-  std::condition_variable has_space_;  // consumer -> producer
-  std::deque<Buffer> ready_;
-  std::vector<Buffer> free_;
-  Buffer current_;
+  BatchQueue queue_;
+  OwnedPairBatch staging_;                 // producer: the batch being copied in
+  std::vector<std::uint64_t> sort_keys_;   // producer: scratch of sort_by_right
+  OwnedPairBatch current_;                 // consumer: the batch handed out last
   bool holding_current_ = false;
-  bool done_ = false;
-  std::atomic<bool> stop_{false};
 
-  // written by the producer before done_ is set; read by the consumer after the join
+  // written by the producer before it finishes; read by the consumer after the join
   JoinStats stats_;
   std::exception_ptr error_;
   std::string fallback_note_;

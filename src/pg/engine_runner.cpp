@@ -54,7 +54,7 @@ void report_join(const JoinStats& stats, const std::string& fallback_note) {
 void raise_if_interrupted(const JoinStats& stats) {
   if (!stats.stopped) return;
   CHECK_FOR_INTERRUPTS();
-  if (QueryCancelPending || ProcDiePending)
+  if (interrupt_pending())
     ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("canceling statement")));
 }
 

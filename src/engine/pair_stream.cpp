@@ -118,7 +118,7 @@ bool PairStream::push(const PairBatch& batch) {
     if (options_.order_by_right) sort_by_right();
   }
   if (!queue_.push(staging_)) return false;
-  pairs_pushed_ += batch.size;
+  pairs_pushed_.fetch_add(batch.size, std::memory_order_relaxed);
   return producer_keep_going();
 }
 

@@ -7,6 +7,7 @@
 // Options::interrupted, which must be thread-safe (PostgreSQL: read the pending-interrupt flags).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -77,8 +78,8 @@ class PairStream {
   std::exception_ptr error() const { return error_; }
   // The GPU fallback message to report (empty if none happened).
   const std::string& fallback_note() const { return fallback_note_; }
-  // Pairs the producer pushed into the queue so far (consumer's thread: after End or stop()).
-  std::uint64_t pairs_pushed() const { return pairs_pushed_; }
+  // Pairs the producer pushed into the queue so far (readable at any time).
+  std::uint64_t pairs_pushed() const { return pairs_pushed_.load(std::memory_order_relaxed); }
 
  private:
   class QueueSink;
@@ -103,7 +104,7 @@ class PairStream {
   JoinStats stats_;
   std::exception_ptr error_;
   std::string fallback_note_;
-  std::uint64_t pairs_pushed_ = 0;
+  std::atomic<std::uint64_t> pairs_pushed_{0};
 
   std::thread thread_;
 };

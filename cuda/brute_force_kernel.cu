@@ -1,9 +1,8 @@
 // The brute-force join kernel and its launches (see brute_force_kernel.cuh).
 #include "brute_force_kernel.cuh"
 
+#include "candidate_test.cuh"
 #include "cuda_check.h"
-#include "device_distance.cuh"
-#include "float_filter.cuh"
 #include "kernel_dispatch.cuh"
 
 namespace simjoin::gpu {
@@ -23,22 +22,19 @@ __global__ void __launch_bounds__(kJoinBlock)
   const std::uint32_t q = block_first + threadIdx.x;
   const bool active = q < q_end;
   const std::uint64_t query_row = std::uint64_t(active ? q : block_first) * dim;
-  FloatQuery<DIM> query;  // in registers for the prefilter; the exact test reads the doubles
-  query.load(a.left_float + query_row);
-  const float query_mag = a.left_mag[active ? q : block_first];
-  const double* query_exact = a.left + query_row;
+  FloatQuery<DIM> query_float;  // in registers for the prefilter; the exact test reads the doubles
+  query_float.load(a.left_float + query_row);
+  const CandidatePoint query{query_float.coords(), a.left_mag[active ? q : block_first],
+                             a.left + query_row};
   const std::uint64_t first_out = FILL && active ? offsets[q] - base : 0;
   std::uint32_t found = 0;
   unsigned long long evaluated = 0;
   for (std::uint32_t j = a.self_join ? block_first + 1 : 0; j < a.n_right; ++j) {
     if (!active || (a.self_join && j <= q)) continue;
     ++evaluated;
-    const float limit = float_limit<M>(a.filter, query_mag, a.right_mag[j]);
-    if (float_bounded<M, DIM>(query.coords(), a.right_float + std::uint64_t(j) * dim, dim,
-                              limit) > limit)
-      continue;  // proven: the exact accumulated distance exceeds the bound
-    const double acc =
-        accumulate_bounded<M, DIM>(query_exact, a.right + std::uint64_t(j) * dim, dim, a.bound);
+    const CandidatePoint candidate{a.right_float + std::uint64_t(j) * dim, a.right_mag[j],
+                                   a.right + std::uint64_t(j) * dim};
+    const double acc = candidate_distance<M, DIM>(a.filter, query, candidate, dim, a.bound);
     if (acc <= a.bound) {
       if constexpr (FILL) {
         const std::uint64_t o = first_out + found;
@@ -62,6 +58,7 @@ struct BruteForceKernel {
   static constexpr auto kernel() {
     return &brute_force_join<M, DIM, FILL>;
   }
+  static std::size_t shared_bytes(const BruteForceArgs&) { return 0; }
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "gpu_tuning.h"
 #include "grid_index.cuh"
 #include "grid_join_kernel.cuh"
+#include "grid_tile_kernel.cuh"
 #include "grid_plan.h"
 #include "pair_pipeline.cuh"
 
@@ -42,6 +43,8 @@ Tuning& tuning() {
     defaults.streams = static_cast<int>(env_size("SIMJOIN_GPU_STREAMS", defaults.streams));
     defaults.direct_pairs = env_size("SIMJOIN_GPU_DIRECT_PAIRS", defaults.direct_pairs, true);
     defaults.float_filter = env_size("SIMJOIN_GPU_FLOAT_FILTER", 1, true) != 0;
+    if (const char* tiles = std::getenv("SIMJOIN_GPU_TILES"); tiles && *tiles)
+      defaults.grid_tiles = tiles[0] == '0' ? 0 : tiles[0] == '1' ? 1 : -1;
     return defaults;
   }();
   return knobs;
@@ -213,6 +216,18 @@ SortedPoints upload_and_sort(const PointSet& set, const GridGeometry& geometry,
   return sort_points_by_cell(raw.data(), static_cast<std::uint32_t>(set.n), geometry, stream);
 }
 
+// Index points per non-empty cell from which the tiled grid kernel pays: each tile loaded into
+// shared memory then serves a block's worth of queries of one cell.
+constexpr double kTiledMinOccupancy = 32.0;
+
+// The tiled kernel's tile size for this grid, or 0 for the per-thread kernel.
+std::uint32_t choose_tile_points(std::uint32_t num_cells, std::uint32_t indexed_points, int dim) {
+  const std::uint32_t tile = grid_tile_points(dim);
+  if (tuning().grid_tiles >= 0) return tuning().grid_tiles ? tile : 0;
+  const bool crowded = num_cells > 0 && indexed_points >= kTiledMinOccupancy * num_cells;
+  return crowded ? tile : 0;
+}
+
 void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
               const GridGeometry& plan_geometry, double bound, PairSink& sink,
               JoinStats& stats, PhaseTimer& timer) {
@@ -259,6 +274,8 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
   args.query_float = query_float.coords.data();
   args.query_mag = query_float.mag.data();
   args.filter = filter_for(bound, spec, geometry.dim);
+  args.tile_points = choose_tile_points(cells.num_cells, index_points.n_finite, geometry.dim);
+  if (args.tile_points > 0) stats.algorithm = "gpu-grid-tiled";
   std::vector<std::uint32_t> diagonal;
   if (!right && spec.self_pairs == SelfPairs::All)
     diagonal = download_ids(index_points.ids, index_points.n_finite);

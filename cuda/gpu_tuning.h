@@ -1,7 +1,7 @@
 // Process-wide knobs of the GPU backend, for tests (small batches force many of them) and
 // benchmarks; the defaults can be set by the environment variables SIMJOIN_GPU_BATCH_PAIRS,
-// SIMJOIN_GPU_STREAMS, SIMJOIN_GPU_DIRECT_PAIRS and SIMJOIN_GPU_FLOAT_FILTER (read on first
-// use). Not synchronized: set them before joins start.
+// SIMJOIN_GPU_STREAMS, SIMJOIN_GPU_DIRECT_PAIRS, SIMJOIN_GPU_FLOAT_FILTER and SIMJOIN_GPU_TILES
+// (read on first use). Not synchronized: set them before joins start.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,9 @@ struct Tuning {
   // (SIMJOIN_GPU_FLOAT_FILTER=0); float_margin scales its error bound (1 = proven; tests only).
   bool float_filter = true;
   double float_margin = 1.0;
+  // Grid kernel: -1 chooses by cell occupancy, 0 forces one query per thread, 1 the tiled kernel
+  // where the dimension allows (SIMJOIN_GPU_TILES).
+  int grid_tiles = -1;
 };
 
 Tuning& tuning();

@@ -1,6 +1,7 @@
-// The eps-grid join kernel: one query point per thread searches the non-empty cells of its 3^k
-// stencil (seed 002), row by row along the last indexed dimension, where three neighbouring cells
-// are one contiguous range of points; unicomp for self-joins (each pair of cells once).
+// The eps-grid join (seed 002): each query point searches the non-empty cells of its 3^k stencil
+// (grid_stencil.cuh), unicomp for self-joins (each pair of cells once). Two kernels: one query per
+// thread (small cells), or blocks of queries of one cell sharing tiles of candidates staged in
+// shared memory (large cells: high dimensions, where the grid prunes little).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,9 @@ struct GridJoinArgs {
   const float* query_float = nullptr;
   const float* query_mag = nullptr;
   FloatFilter filter;
+  // Candidates per shared-memory tile of the tiled kernel (grid_tile_kernel.cuh); 0: the
+  // per-thread kernel.
+  std::uint32_t tile_points = 0;
 };
 
 class GridJoinProducer : public PairProducer {

@@ -48,8 +48,9 @@ inline unsigned join_blocks(std::uint32_t queries) {
   return static_cast<unsigned>((std::uint64_t(queries) + kJoinBlock - 1) / kJoinBlock);
 }
 
-// Launches Kernels::kernel<metric, dim, FILL>() over the queries [q_begin, q_end), one thread each:
-// the one launcher of the grid and brute-force join kernels, which share this parameter list.
+// Launches Kernels::kernel<metric, dim, FILL>() over the queries [q_begin, q_end), one thread each,
+// with Kernels::shared_bytes(args) of dynamic shared memory per block: the one launcher of the
+// join kernels, which share this parameter list.
 template <typename Kernels, bool FILL, typename Args>
 void launch_join(const Args& args, Metric metric, int dim, std::uint32_t q_begin,
                  std::uint32_t q_end, std::uint32_t* counts, unsigned long long* candidates,
@@ -59,7 +60,7 @@ void launch_join(const Args& args, Metric metric, int dim, std::uint32_t q_begin
   dispatch_metric_dim(metric, dim, [&](auto metric_tag, auto dim_tag) {
     const auto kernel =
         Kernels::template kernel<decltype(metric_tag)::value, decltype(dim_tag)::value, FILL>();
-    kernel<<<join_blocks(q_end - q_begin), kJoinBlock, 0, stream>>>(
+    kernel<<<join_blocks(q_end - q_begin), kJoinBlock, Kernels::shared_bytes(args), stream>>>(
         args, q_begin, q_end, counts, candidates, offsets, base, out, direct);
   });
   CUDA_CHECK_LAUNCH();

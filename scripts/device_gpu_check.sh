@@ -5,7 +5,7 @@
 # Logs and summary.txt go to $OUT (default ./device-logs).
 #
 #   scripts/device_gpu_check.sh [build] [test] [bandwidth] [bench-quick] [bench] [bench-issue3]
-#                               [sanitize] [memcheck]
+#                               [bench-tiles] [sanitize] [memcheck]
 #                                                                   (no argument: all but bench)
 # GoogleTest: the system's, or built from a googletest source tree in $GTEST_SRC (default
 # .device-gtest: `cp -r /usr/src/googletest/googletest .device-gtest/` and carry it).
@@ -33,7 +33,7 @@ if wants build; then
   rc=$?
   note "build: rc=$rc in $((SECONDS - start)) s"
   [ $rc -eq 0 ] || { tail -30 "$OUT/build.log"; exit 1; }
-  cuobjdump --dump-resource-usage "$BUILD/cuda/grid_join_kernel.o" \
+  cuobjdump --dump-resource-usage "$BUILD/cuda/grid_join_kernel.o" "$BUILD/cuda/grid_tile_kernel.o" \
     "$BUILD/cuda/brute_force_kernel.o" > "$OUT/resource-usage.txt" 2>&1
 fi
 
@@ -150,7 +150,19 @@ PY
   done
   rm -f "$OUT/cities_xyz.csv"
 fi
-if wants bench-quick || wants bench || wants bench-issue3; then
+if wants bench-tiles; then
+  # The tiled grid kernel against one query per thread (SIMJOIN_GPU_TILES=0), same process kind.
+  for eps in 0.05 0.08; do
+    bench 90 --data exponential --n 2000000 --dim 32 --eps "$eps" --device gpu --algorithm grid
+    SIMJOIN_GPU_TILES=0 bench 90 --data exponential --n 2000000 --dim 32 --eps "$eps" --device gpu --algorithm grid
+  done
+  bench 60 --data exponential --n 250000 --dim 32 --eps 0.05 --device gpu --algorithm grid --repeat 2
+  SIMJOIN_GPU_TILES=0 bench 60 --data exponential --n 250000 --dim 32 --eps 0.05 --device gpu --algorithm grid --repeat 2
+  bench 60 --data uniform --n 10000000 --dim 2 --eps 0.1427 --device gpu --algorithm grid --repeat 3
+  bench 60 --data uniform --n 2000000 --dim 6 --eps 10 --device gpu --algorithm grid --repeat 3
+  SIMJOIN_GPU_TILES=1 bench 60 --data uniform --n 2000000 --dim 6 --eps 10 --device gpu --algorithm grid --repeat 2
+fi
+if wants bench-quick || wants bench || wants bench-issue3 || wants bench-tiles; then
   grep -vE '^\+' "$OUT/bench.log" | sed 's/^/bench: /' | cut -c1-400 | tee -a "$SUMMARY" > /dev/null
   cat "$OUT/bench.log"
 fi
@@ -172,6 +184,13 @@ if wants sanitize; then
     "$BUILD/engine_tests" --gtest_filter="$racecheck_filter" > "$OUT/racecheck.log" 2>&1
   rc=$?
   note "racecheck: rc=$rc $(gtest_counts "$OUT/racecheck.log") $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1) in $((SECONDS - start)) s"
+  [ $rc -eq 0 ] || failed=1
+  # Barrier use of the tiled kernel (__syncthreads in loops whose bounds must be block-uniform).
+  start=$SECONDS
+  timeout 300 compute-sanitizer --tool synccheck --error-exitcode 9 \
+    "$BUILD/engine_tests" --gtest_filter="$racecheck_filter:GpuGridKernelChoice.*" > "$OUT/synccheck.log" 2>&1
+  rc=$?
+  note "synccheck: rc=$rc $(gtest_counts "$OUT/synccheck.log") $(grep -E 'ERROR SUMMARY' "$OUT/synccheck.log" | tail -1) in $((SECONDS - start)) s"
   [ $rc -eq 0 ] || failed=1
 fi
 

@@ -137,18 +137,17 @@ TEST(GpuFloatFilter, RemovingTheMarginLosesPairs) {
 // Exponential-like 32-D data (the benchmark's) and the filter switched off: the same pairs.
 TEST(GpuFloatFilter, SkewedThirtyTwoDimensionsWithAndWithoutFilter) {
   SKIP_WITHOUT_GPU();
-  std::mt19937_64 rng(77);
-  std::exponential_distribution<double> exponential(40.0);
-  Points points{32, std::vector<double>(2000 * 32)};
-  for (double& x : points.coords) x = std::min(1.0, exponential(rng));
+  const Points points = exponential_points(2000, 32, 40.0, 77);
   for (Metric metric : kMetrics) {
     const double eps = metric == Metric::Euclidean ? 0.05 : metric == Metric::Manhattan ? 0.2 : 0.02;
     for (bool filter : {true, false}) {
-      const GpuTuningGuard guard;
-      gpu::tuning().float_filter = filter;
-      expect_matches_oracle(points, nullptr, gpu_spec(eps, metric));
-      expect_matches_oracle(points, nullptr,
-                            gpu_spec(eps, metric, SelfPairs::All, Algorithm::BruteForce));
+      for (const GpuKernel& kernel : kGpuKernels) {
+        const GpuTuningGuard guard;
+        gpu::tuning().float_filter = filter;
+        kernel.use();
+        expect_matches_oracle(points, nullptr,
+                              gpu_spec(eps, metric, SelfPairs::All, kernel.algorithm));
+      }
     }
   }
 }
@@ -165,8 +164,9 @@ TEST(GpuDirectOutput, EveryCapacityGivesTheSamePairs) {
       gpu::tuning().direct_pairs = direct;
       gpu::tuning().host_chunk_pairs = chunk;
       if (chunk == 1 && direct > 5000) continue;  // a million one-pair chunks: slow, nothing new
-      for (Algorithm algorithm : {Algorithm::Grid, Algorithm::BruteForce}) {
-        JoinSpec spec = gpu_spec(0.4, Metric::Euclidean, SelfPairs::All, algorithm);
+      for (const GpuKernel& kernel : kGpuKernels) {
+        kernel.use();
+        JoinSpec spec = gpu_spec(0.4, Metric::Euclidean, SelfPairs::All, kernel.algorithm);
         spec.batch_pairs = 1000;
         expect_matches_oracle(points, nullptr, spec);
         expect_matches_oracle(points, &other, spec);

@@ -1,5 +1,5 @@
 // The GPU backend against the oracle on random data: dimensions 1..64, all metrics, self-joins
-// (All, Unique) and two inputs with either side bigger; grid and brute force.
+// (All, Unique) and two inputs with either side bigger; grid (both kernels) and brute force.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,14 +26,16 @@ TEST_P(GpuRandomJoin, GridAndBruteForceMatchOracle) {
   const Points right = make_points(data, shape == Shape::LeftBigger ? 350 : 1000, dim, seed + 100);
   const bool self = shape == Shape::SelfAll || shape == Shape::SelfUnique;
   const SelfPairs mode = shape == Shape::SelfUnique ? SelfPairs::Unique : SelfPairs::All;
-  for (Algorithm algorithm : {Algorithm::Grid, Algorithm::BruteForce}) {
-    JoinSpec spec = gpu_spec(eps_from_sample(left, metric), metric, mode, algorithm);
+  for (const GpuKernel& kernel : kGpuKernels) {
+    GpuTuningGuard guard;
+    kernel.use();
+    JoinSpec spec = gpu_spec(eps_from_sample(left, metric), metric, mode, kernel.algorithm);
     spec.batch_pairs = seed % 3 == 0 ? 7 : 1000;
     const JoinStats stats = expect_matches_oracle(left, self ? nullptr : &right, spec);
-    EXPECT_EQ(stats.algorithm, algorithm == Algorithm::Grid ? "gpu-grid" : "gpu-brute-force");
+    EXPECT_EQ(stats.algorithm, kernel.name);
     EXPECT_EQ(stats.device.rfind("gpu: ", 0), 0u) << stats.device;
     EXPECT_FALSE(stats.stopped);
-    if (algorithm == Algorithm::Grid) {
+    if (kernel.algorithm == Algorithm::Grid) {
       EXPECT_GE(stats.indexed_dims, 1);
     }
   }
@@ -54,6 +56,8 @@ TEST(GpuRandomJoinForcedK, EveryKMatchesOracle) {
   const Points points = blob_points(1500, 8, 4, 1.0, 77);
   const Points other = uniform_points(700, 8, 0.0, 100.0, 78);
   for (int k = 1; k <= 8; ++k) {
+    GpuTuningGuard guard;
+    gpu::tuning().grid_tiles = k % 2;  // odd k: the tiled kernel
     JoinSpec spec = gpu_spec(1.5, Metric::Euclidean, SelfPairs::Unique);
     spec.indexed_dims = k;
     EXPECT_EQ(expect_matches_oracle(points, nullptr, spec).indexed_dims, k);
@@ -63,6 +67,20 @@ TEST(GpuRandomJoinForcedK, EveryKMatchesOracle) {
     expect_matches_oracle(points, &other, spec);
     expect_matches_oracle(other, &points, spec);
   }
+}
+
+// The automatic kernel choice: crowded cells (32-D exponential data on two indexed dimensions,
+// about 100 points a cell) take the tiled kernel, sparse ones (2-D uniform) one query per thread.
+TEST(GpuGridKernelChoice, CrowdedCellsTakeTheTiledKernel) {
+  SKIP_WITHOUT_GPU();
+  const GpuTuningGuard guard;
+  gpu::tuning().grid_tiles = -1;
+  const Points crowded = exponential_points(3000, 32, 40.0, 5);
+  JoinSpec crowded_spec = gpu_spec(0.05);
+  crowded_spec.indexed_dims = 2;
+  EXPECT_EQ(expect_matches_oracle(crowded, nullptr, crowded_spec).algorithm, "gpu-grid-tiled");
+  const Points sparse = uniform_points(3000, 2, 0.0, 100.0, 6);
+  EXPECT_EQ(expect_matches_oracle(sparse, nullptr, gpu_spec(1.0)).algorithm, "gpu-grid");
 }
 
 // A larger join than the oracle can check: the GPU grid against the CPU grid, bit for bit.

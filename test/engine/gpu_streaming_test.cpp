@@ -18,8 +18,9 @@ TEST(GpuStreaming, ManyDeviceBatchesDeliverTheSamePairs) {
   for (std::size_t device_batch : {1, 50, 4096}) {
     for (int streams : {1, 3, 4}) {
       const ScopedGpuTuning tuning(device_batch, streams);
-      for (Algorithm algorithm : {Algorithm::Grid, Algorithm::BruteForce}) {
-        JoinSpec spec = gpu_spec(0.5, Metric::Euclidean, SelfPairs::All, algorithm);
+      for (const GpuKernel& kernel : kGpuKernels) {
+        kernel.use();
+        JoinSpec spec = gpu_spec(0.5, Metric::Euclidean, SelfPairs::All, kernel.algorithm);
         spec.batch_pairs = 333;
         const JoinStats stats = expect_matches_oracle(points, nullptr, spec);
         EXPECT_GE(stats.batches, (stats.pairs + 332) / 333);
@@ -34,9 +35,11 @@ TEST(GpuStreaming, ManyDeviceBatchesDeliverTheSamePairs) {
 TEST(GpuStreaming, SinkStoppingStopsTheJoin) {
   SKIP_WITHOUT_GPU();
   const Points points = huge_cell();
-  for (Algorithm algorithm : {Algorithm::Grid, Algorithm::BruteForce}) {
+  for (const GpuKernel& kernel : kGpuKernels) {
+    const GpuTuningGuard guard;
+    kernel.use();
     for (SelfPairs mode : {SelfPairs::All, SelfPairs::Unique}) {
-      JoinSpec spec = gpu_spec(0.5, Metric::Euclidean, mode, algorithm);
+      JoinSpec spec = gpu_spec(0.5, Metric::Euclidean, mode, kernel.algorithm);
       spec.batch_pairs = 1000;
       CollectingSink sink(3);
       const auto start = Clock::now();

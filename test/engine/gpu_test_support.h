@@ -55,4 +55,16 @@ class GpuTuningGuard {
   gpu::Tuning saved_;
 };
 
+// The GPU join kernels a test runs in turn: the grid with one query per thread, the grid with
+// tiles of candidates in shared memory, brute force (with its GpuTuningGuard set up by use()).
+struct GpuKernel {
+  Algorithm algorithm;
+  int grid_tiles;        // gpu::Tuning::grid_tiles
+  const char* name;      // JoinStats::algorithm
+  void use() const { gpu::tuning().grid_tiles = grid_tiles; }
+};
+inline constexpr GpuKernel kGpuKernels[] = {{Algorithm::Grid, 0, "gpu-grid"},
+                                            {Algorithm::Grid, 1, "gpu-grid-tiled"},
+                                            {Algorithm::BruteForce, -1, "gpu-brute-force"}};
+
 }  // namespace simjoin::testing

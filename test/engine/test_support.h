@@ -61,6 +61,15 @@ inline Points uniform_points(std::size_t n, std::size_t dim, double lo, double h
   return points;
 }
 
+// Exponential coordinates with rate `lambda`, clipped to 1 (seed 004's synthetic sets).
+inline Points exponential_points(std::size_t n, std::size_t dim, double lambda, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<double> coord(lambda);
+  Points points{dim, std::vector<double>(n * dim)};
+  for (double& x : points.coords) x = std::min(1.0, coord(rng));
+  return points;
+}
+
 // Gaussian blobs: `blobs` centres uniform in [0, 100]^dim, points around them with `sigma`.
 inline Points blob_points(std::size_t n, std::size_t dim, std::size_t blobs, double sigma,
                           unsigned seed) {

@@ -255,11 +255,16 @@ int pgvector_point(Datum value, double* out, int want_dim, bool cosine, bool* ze
     float f;
     std::memcpy(&f, coords + sizeof(float) * i, sizeof(float));
     const double x = f;
-    // pgvector sums squares in single precision: beyond 1e18 its cosine may overflow.
-    if (!std::isfinite(x) || (cosine && std::fabs(x) > 1e18)) return -1;
+    if (!std::isfinite(x)) return -1;
     norm2 += x * x;
     if (out) out[i] = x;
   }
+  // pgvector's cosine sums a.b, |a|^2 and |b|^2 in single precision. Where |a|^2 passes
+  // FLT_MAX the sums overflow (its distance is then 1 or NaN), and where it is tiny the products
+  // fall into float's subnormals and lose their digits ([3e-23,0] and [3e-23,1e-23] are at its
+  // cosine distance 0): outside [1e-30, 1e38] its result is not the cosine within the engine
+  // bound's margin, so such vectors are wild (its own operator decides them).
+  if (cosine && norm2 != 0 && !(norm2 >= 1e-30 && norm2 <= 1e38)) return -1;
   if (zero) *zero = norm2 == 0;
   if (cosine && out && norm2 > 0) {
     const double norm = std::sqrt(norm2);

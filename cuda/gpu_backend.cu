@@ -42,6 +42,8 @@ Tuning& tuning() {
         env_size("SIMJOIN_GPU_BATCH_PAIRS", defaults.device_batch_pairs);
     defaults.streams = static_cast<int>(env_size("SIMJOIN_GPU_STREAMS", defaults.streams));
     defaults.direct_pairs = env_size("SIMJOIN_GPU_DIRECT_PAIRS", defaults.direct_pairs, true);
+    defaults.host_chunk_pairs =
+        env_size("SIMJOIN_GPU_HOST_CHUNK_PAIRS", defaults.host_chunk_pairs);
     defaults.float_filter = env_size("SIMJOIN_GPU_FLOAT_FILTER", 1, true) != 0;
     if (const char* tiles = std::getenv("SIMJOIN_GPU_TILES"); tiles && *tiles)
       defaults.grid_tiles = tiles[0] == '0' ? 0 : tiles[0] == '1' ? 1 : -1;

@@ -1,7 +1,7 @@
 // Process-wide knobs of the GPU backend, for tests (small batches force many of them) and
 // benchmarks; the defaults can be set by the environment variables SIMJOIN_GPU_BATCH_PAIRS,
-// SIMJOIN_GPU_STREAMS, SIMJOIN_GPU_DIRECT_PAIRS, SIMJOIN_GPU_FLOAT_FILTER and SIMJOIN_GPU_TILES
-// (read on first use). Not synchronized: set them before joins start.
+// SIMJOIN_GPU_STREAMS, SIMJOIN_GPU_DIRECT_PAIRS, SIMJOIN_GPU_HOST_CHUNK_PAIRS,
+// SIMJOIN_GPU_FLOAT_FILTER and SIMJOIN_GPU_TILES (read on first use). Not synchronized: set them before joins start.
 #pragma once
 
 #include <cstddef>

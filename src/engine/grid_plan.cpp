@@ -9,6 +9,7 @@
 
 #include "batch_pipeline.h"
 #include "finite_points.h"
+#include "point_sample.h"
 #include "worker_thread.h"
 
 namespace simjoin {
@@ -28,8 +29,6 @@ constexpr double kMinCellWidth = 1e-150;
 constexpr double kMaxCellsPerDim = 1073741824.0;  // 2^30: keeps v small, see above
 constexpr double kMaxKeySpace = 4611686018427387904.0;  // 2^62: linear cell keys fit in 64 bits
 constexpr int kMaxChosenK = 6;
-constexpr std::size_t kMinSample = 4096;
-constexpr std::size_t kMaxSample = 200000;
 constexpr std::size_t kCostProbeSample = 256;
 constexpr std::size_t kCostBuildSample = 4096;
 constexpr double kLookupCost = 15.0;  // one stencil cell lookup, in units of a distance term
@@ -65,37 +64,6 @@ std::vector<Range> finite_ranges(const PointSet& left, const PointSet* right, in
   scan(left);
   if (right) scan(*right);
   return ranges;
-}
-
-// Deterministic, evenly spaced sample of `target` of the set's points, finite ones only.
-std::vector<const double*> sample_points(const PointSet& set, std::size_t target) {
-  std::vector<const double*> sample;
-  target = std::min(target, set.n);
-  sample.reserve(target);
-  for (std::size_t s = 0; s < target; ++s) {
-    const double* p = set.point(static_cast<std::size_t>(
-        static_cast<unsigned __int128>(s) * set.n / target));
-    if (is_finite_point(p, set.dim)) sample.push_back(p);
-  }
-  return sample;
-}
-
-std::size_t sample_size(std::size_t n) {
-  return std::min(kMaxSample, std::max(std::min(n, kMinSample), n / 100));
-}
-
-std::vector<double> sample_variances(const std::vector<const double*>& sample, std::size_t dim) {
-  std::vector<double> variance(dim, 0.0);
-  if (sample.empty()) return variance;
-  for (std::size_t j = 0; j < dim; ++j) {
-    double mean = 0.0;
-    for (const double* p : sample) mean += p[j];
-    mean /= static_cast<double>(sample.size());
-    double sum_sq = 0.0;
-    for (const double* p : sample) sum_sq += (p[j] - mean) * (p[j] - mean);
-    variance[j] = sum_sq / static_cast<double>(sample.size());
-  }
-  return variance;
 }
 
 // The cell width when the first k dimensions of `order` are indexed.
@@ -203,12 +171,7 @@ GridPlan plan_grid(const PointSet& left, const PointSet* right, double eps, Metr
 
   // REORDER: decreasing variance on a sample of both inputs; dimensions whose range overflows
   // (cannot be gridded) go last and are never indexed.
-  std::vector<const double*> sample = sample_points(left, sample_size(left.n));
-  if (right) {
-    const std::vector<const double*> more = sample_points(*right, sample_size(right->n));
-    sample.insert(sample.end(), more.begin(), more.end());
-  }
-  std::vector<double> variance = sample_variances(sample, dim);
+  std::vector<double> variance = sampled_variances(left, right);
   int indexable = 0;
   for (std::size_t j = 0; j < dim; ++j) {
     if (std::isfinite(ranges[j].width()) && std::isfinite(variance[j])) {

@@ -20,18 +20,14 @@ class GpuRandomJoin : public ::testing::TestWithParam<RandomJoinParam> {};
 
 TEST_P(GpuRandomJoin, GridAndBruteForceMatchOracle) {
   SKIP_WITHOUT_GPU();
-  const auto [dim, metric, data, shape] = GetParam();
+  const RandomJoinInputs in = random_join_inputs(GetParam(), {300, 900}, {350, 1000});
   const unsigned seed = seed_of(GetParam());
-  const Points left = make_points(data, shape == Shape::RightBigger ? 300 : 900, dim, seed);
-  const Points right = make_points(data, shape == Shape::LeftBigger ? 350 : 1000, dim, seed + 100);
-  const bool self = shape == Shape::SelfAll || shape == Shape::SelfUnique;
-  const SelfPairs mode = shape == Shape::SelfUnique ? SelfPairs::Unique : SelfPairs::All;
   for (const GpuKernel& kernel : kGpuKernels) {
     GpuTuningGuard guard;
     kernel.use();
-    JoinSpec spec = gpu_spec(eps_from_sample(left, metric), metric, mode, kernel.algorithm);
+    JoinSpec spec = gpu_spec(in.eps, in.metric, in.mode, kernel.algorithm);
     spec.batch_pairs = seed % 3 == 0 ? 7 : 1000;
-    const JoinStats stats = expect_matches_oracle(left, self ? nullptr : &right, spec);
+    const JoinStats stats = expect_matches_oracle(in.left, in.right_input(), spec);
     EXPECT_EQ(stats.algorithm, kernel.name);
     EXPECT_EQ(stats.device.rfind("gpu: ", 0), 0u) << stats.device;
     EXPECT_FALSE(stats.stopped);
@@ -43,12 +39,7 @@ TEST_P(GpuRandomJoin, GridAndBruteForceMatchOracle) {
 
 INSTANTIATE_TEST_SUITE_P(
     Dims, GpuRandomJoin,
-    ::testing::Combine(::testing::Values(1, 2, 3, 5, 6, 7, 16, 32, 64),
-                       ::testing::Values(Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev),
-                       ::testing::Values(Data::Uniform, Data::Blobs),
-                       ::testing::Values(Shape::SelfAll, Shape::SelfUnique, Shape::LeftBigger,
-                                         Shape::RightBigger)),
-    random_join_name);
+    random_join_params(::testing::Values(1, 2, 3, 5, 6, 7, 16, 32, 64)), random_join_name);
 
 // Every forced k, masks included (blobs leave most coordinates of a dimension empty).
 TEST(GpuRandomJoinForcedK, EveryKMatchesOracle) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "join_scenarios.h"
 #include "test_support.h"
 
 namespace simjoin {
@@ -12,21 +13,6 @@ namespace {
 using namespace simjoin::testing;
 
 constexpr Metric kMetrics[] = {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev};
-
-// Runs the self-join (All and Unique) and a two-input join with a shifted copy, grid forced.
-void expect_all_shapes_match(const Points& points, double eps, Metric metric) {
-  for (SelfPairs mode : {SelfPairs::All, SelfPairs::Unique}) {
-    JoinSpec spec = cpu_spec(eps, metric, mode);
-    spec.algorithm = Algorithm::Grid;
-    expect_matches_oracle(points, nullptr, spec);
-  }
-  Points half{points.dim, std::vector<double>(points.coords.begin(),
-                                              points.coords.begin() + points.coords.size() / 2)};
-  JoinSpec spec = cpu_spec(eps, metric);
-  spec.algorithm = Algorithm::Grid;
-  expect_matches_oracle(points, &half, spec);
-  expect_matches_oracle(half, &points, spec);
-}
 
 TEST(ExactnessJoin, HalfLatticeWithPairsAtEps) {
   const Points lattice = lattice_points(24, 2, 0.5, 0.0);
@@ -75,12 +61,7 @@ TEST(ExactnessJoin, NegativeCoordinates) {
 }
 
 TEST(ExactnessJoin, ManyExactDuplicates) {
-  const Points distinct = uniform_points(15, 4, 0.0, 1.0, 23);
-  Points points{4, {}};
-  for (std::size_t i = 0; i < 600; ++i) {
-    const double* p = distinct.coords.data() + (i * 7 % 15) * 4;
-    points.coords.insert(points.coords.end(), p, p + 4);
-  }
+  const Points points = exact_duplicates(600);
   for (Metric metric : kMetrics) {
     for (double eps : {0.0, 1e-12, 0.3}) expect_all_shapes_match(points, eps, metric);
   }

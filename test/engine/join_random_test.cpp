@@ -19,17 +19,13 @@ using namespace simjoin::testing;
 class RandomJoin : public ::testing::TestWithParam<RandomJoinParam> {};
 
 TEST_P(RandomJoin, MatchesOracle) {
-  const auto [dim, metric, data, shape] = GetParam();
+  const RandomJoinInputs in = random_join_inputs(GetParam(), {150, 400}, {170, 420});
   const unsigned seed = seed_of(GetParam());
-  const Points left = make_points(data, shape == Shape::RightBigger ? 150 : 400, dim, seed);
-  const Points right = make_points(data, shape == Shape::LeftBigger ? 170 : 420, dim, seed + 100);
-  const bool self = shape == Shape::SelfAll || shape == Shape::SelfUnique;
-  JoinSpec spec = cpu_spec(eps_from_sample(left, metric), metric,
-                           shape == Shape::SelfUnique ? SelfPairs::Unique : SelfPairs::All);
+  JoinSpec spec = cpu_spec(in.eps, in.metric, in.mode);
   spec.algorithm = Algorithm::Grid;
   spec.threads = 1 + seed % 4;
   spec.batch_pairs = seed % 3 == 0 ? 7 : 1000;
-  const JoinStats stats = expect_matches_oracle(left, self ? nullptr : &right, spec);
+  const JoinStats stats = expect_matches_oracle(in.left, in.right_input(), spec);
   EXPECT_EQ(stats.algorithm, "grid");
   EXPECT_GE(stats.indexed_dims, 1);
   EXPECT_FALSE(stats.stopped);
@@ -37,12 +33,7 @@ TEST_P(RandomJoin, MatchesOracle) {
 
 INSTANTIATE_TEST_SUITE_P(
     Dims, RandomJoin,
-    ::testing::Combine(::testing::Values(1, 2, 3, 6, 16, 32, 64, 128),
-                       ::testing::Values(Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev),
-                       ::testing::Values(Data::Uniform, Data::Blobs),
-                       ::testing::Values(Shape::SelfAll, Shape::SelfUnique, Shape::LeftBigger,
-                                         Shape::RightBigger)),
-    random_join_name);
+    random_join_params(::testing::Values(1, 2, 3, 6, 16, 32, 64, 128)), random_join_name);
 
 // Every forced k on a 6-D set, with 1 and 4 threads.
 TEST(RandomJoinForcedK, EveryKMatchesOracle) {

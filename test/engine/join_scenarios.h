@@ -1,5 +1,6 @@
 // Data and sinks shared by the join test suites (CPU and GPU): eps from real pair distances,
-// non-finite points, a huge single cell, a sink that cancels after a deadline.
+// non-finite points, duplicates, every join shape on one data set, a huge single cell, a sink
+// that cancels after a deadline.
 #pragma once
 
 #include <algorithm>
@@ -44,6 +45,34 @@ inline Points with_non_finite(std::size_t n, unsigned seed) {
   points.point(1)[0] = kInf;
   points.point(2)[0] = kInf;
   return points;
+}
+
+// n 4-D points, each a copy of one of 15 distinct random points (visited in the order i * 7 % 15).
+inline Points exact_duplicates(std::size_t n) {
+  const Points distinct = uniform_points(15, 4, 0.0, 1.0, 23);
+  Points points{4, {}};
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* p = distinct.coords.data() + (i * 7 % 15) * 4;
+    points.coords.insert(points.coords.end(), p, p + 4);
+  }
+  return points;
+}
+
+// Runs the self-join (All and Unique) and a two-input join with the first half of the points (both
+// ways round), grid forced, through `join`, against the oracle.
+inline void expect_all_shapes_match(const Points& points, double eps, Metric metric,
+                                    const JoinFunction& join = run_join) {
+  for (SelfPairs mode : {SelfPairs::All, SelfPairs::Unique}) {
+    JoinSpec spec = cpu_spec(eps, metric, mode);
+    spec.algorithm = Algorithm::Grid;
+    expect_matches_oracle(points, nullptr, spec, join);
+  }
+  Points half{points.dim, std::vector<double>(points.coords.begin(),
+                                              points.coords.begin() + points.coords.size() / 2)};
+  JoinSpec spec = cpu_spec(eps, metric);
+  spec.algorithm = Algorithm::Grid;
+  expect_matches_oracle(points, &half, spec, join);
+  expect_matches_oracle(half, &points, spec, join);
 }
 
 // 20000 identical 2-D points: 4e8 pairs in one cell, far more than a test can wait for.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -118,11 +119,15 @@ struct JoinOutcome {
   JoinStats stats;
 };
 
-inline JoinOutcome join_collect(const Points& left, const Points* right, const JoinSpec& spec) {
+// A join with run_join's signature and contract (run_join itself, or a driver around it).
+using JoinFunction = std::function<decltype(run_join)>;
+
+inline JoinOutcome join_collect(const Points& left, const Points* right, const JoinSpec& spec,
+                                const JoinFunction& join = run_join) {
   CollectingSink sink;
   const PointSet right_set = right ? right->set() : PointSet{};
   JoinOutcome outcome;
-  outcome.stats = run_join(left.set(), right ? &right_set : nullptr, spec, sink);
+  outcome.stats = join(left.set(), right ? &right_set : nullptr, spec, sink);
   outcome.pairs = sink.sorted();
   EXPECT_EQ(outcome.stats.pairs, outcome.pairs.size());
   EXPECT_EQ(outcome.stats.batches, sink.batches);
@@ -136,11 +141,11 @@ inline std::vector<Pair> oracle_collect(const Points& left, const Points* right,
   return oracle_join(left.set(), right ? &right_set : nullptr, spec);
 }
 
-// Runs the engine and the oracle and requires identical sorted pair lists (indexes and distance
-// bits). Returns the engine's stats.
+// Runs the engine (or `join`) and the oracle and requires identical sorted pair lists (indexes and
+// distance bits). Returns the engine's stats.
 inline JoinStats expect_matches_oracle(const Points& left, const Points* right,
-                                       const JoinSpec& spec) {
-  const JoinOutcome engine = join_collect(left, right, spec);
+                                       const JoinSpec& spec, const JoinFunction& join = run_join) {
+  const JoinOutcome engine = join_collect(left, right, spec, join);
   const std::vector<Pair> expected = oracle_collect(left, right, spec);
   EXPECT_EQ(engine.pairs.size(), expected.size());
   if (engine.pairs != expected) {

@@ -1,0 +1,179 @@
+#include "chunked_join.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "batch_pipeline.h"
+#include "chunk_split.h"
+#include "distance.h"
+#include "self_pairs.h"
+
+namespace simjoin {
+namespace {
+
+// Wraps the caller's sink for one chunk pair at a time: translates the chunk join's pairs to input
+// ids (as a self-join match when `self_match`, see self_pairs.h) in a reused buffer and forwards
+// them in batches of at most batch_pairs. Remembers when the caller's sink asked to stop.
+class RemappingSink : public PairSink {
+ public:
+  RemappingSink(PairSink& out, std::size_t batch_pairs)
+      : out_(out), batch_pairs_(std::max<std::size_t>(batch_pairs, 1)) {}
+
+  void route(const Chunk& left, const Chunk& right, bool self_match, SelfPairs mode) {
+    left_ids_ = left.ids;
+    right_ids_ = right.ids;
+    self_match_ = self_match;
+    mode_ = mode;
+  }
+
+  bool consume(const PairBatch& batch) override {
+    for (std::size_t k = 0; k < batch.size; ++k) {
+      const std::uint32_t a = left_ids_[batch.left[k]];
+      const std::uint32_t b = right_ids_[batch.right[k]];
+      const bool more = self_match_ ? emit_self_match(*this, a, b, batch.distance[k], mode_)
+                                    : add(a, b, batch.distance[k]);
+      if (!more) return false;
+    }
+    return flush();
+  }
+
+  bool keep_going() override {
+    if (!out_.keep_going()) stopped_ = true;
+    return !stopped_;
+  }
+
+  bool add(std::uint32_t left, std::uint32_t right, double distance) {
+    buffer_.left.push_back(left);
+    buffer_.right.push_back(right);
+    buffer_.distance.push_back(distance);
+    return buffer_.size() < batch_pairs_ ? true : flush();
+  }
+
+  bool stopped() const { return stopped_; }
+  std::uint64_t batches() const { return batches_; }
+  std::uint64_t pairs() const { return pairs_; }
+
+ private:
+  bool flush() {
+    if (buffer_.size() > 0 && !stopped_) {
+      ++batches_;
+      pairs_ += buffer_.size();
+      if (!out_.consume(buffer_.view())) stopped_ = true;
+    }
+    buffer_.clear();
+    return !stopped_;
+  }
+
+  PairSink& out_;
+  const std::size_t batch_pairs_;
+  OwnedPairBatch buffer_;
+  const std::uint32_t* left_ids_ = nullptr;
+  const std::uint32_t* right_ids_ = nullptr;
+  bool self_match_ = false;
+  SelfPairs mode_ = SelfPairs::All;
+  bool stopped_ = false;
+  std::uint64_t batches_ = 0;
+  std::uint64_t pairs_ = 0;
+};
+
+void add_phase(JoinStats& stats, const std::string& name, double seconds) {
+  for (auto& phase : stats.phase_seconds) {
+    if (phase.first == name) {
+      phase.second += seconds;
+      return;
+    }
+  }
+  stats.phase_seconds.emplace_back(name, seconds);
+}
+
+// Adds one chunk join's stats; `algorithms` collects the distinct inner algorithm names.
+void add_chunk_stats(const JoinStats& inner, JoinStats& stats,
+                     std::vector<std::string>& algorithms) {
+  if (stats.device.empty()) stats.device = inner.device;
+  if (std::find(algorithms.begin(), algorithms.end(), inner.algorithm) == algorithms.end()) {
+    algorithms.push_back(inner.algorithm);
+  }
+  stats.indexed_dims = std::max(stats.indexed_dims, inner.indexed_dims);
+  stats.candidates += inner.candidates;
+  for (const auto& [name, seconds] : inner.phase_seconds) add_phase(stats, name, seconds);
+}
+
+void check_inputs(const PointSet& left, const PointSet* right) {
+  for (const PointSet* set : {&left, right}) {
+    if (set && set->n > 0xFFFFFFFFu) throw Error("simjoin: more than 2^32-1 points in one input");
+  }
+  if (right && left.dim != right->dim) {
+    throw Error("simjoin: the two inputs have different dimensions");
+  }
+}
+
+}  // namespace
+
+JoinStats run_chunked_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                           std::size_t chunk_points, const ChunkJoinFn& join_chunk,
+                           PairSink& sink) {
+  const bool nothing_matches = std::isnan(spec.eps) || spec.eps < 0.0 || left.n == 0 ||
+                               (right && right->n == 0);
+  const bool fits = left.n <= chunk_points && (!right || right->n <= chunk_points);
+  if (chunk_points == 0 || fits || nothing_matches) return join_chunk(left, right, spec, sink);
+  check_inputs(left, right);
+
+  // With eps = +inf nothing can be pruned and non-finite points still match: keep them all.
+  const auto start = std::chrono::steady_clock::now();
+  const bool prune = std::isfinite(spec.eps) && left.dim > 0;
+  const std::size_t split_dim = prune ? split_dimension(left, right) : 0;
+  auto split = [&](const PointSet& set) {
+    return prune ? split_sorted(set, split_dim, chunk_points) : split_in_order(set, chunk_points);
+  };
+  const ChunkedInput left_split = split(left);
+  const ChunkedInput right_split = right ? split(*right) : ChunkedInput{};
+  const std::vector<Chunk>& left_chunks = left_split.chunks;
+  const std::vector<Chunk>& right_chunks = right ? right_split.chunks : left_split.chunks;
+  const double bound = accumulated_bound(spec.eps, spec.metric);
+
+  JoinStats stats;
+  stats.phase_seconds.emplace_back(
+      "chunk", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  RemappingSink remap(sink, spec.batch_pairs);
+  std::vector<std::string> algorithms;
+  std::size_t ran = 0;
+  // Self-join: chunk pairs (i, j), i <= j; (i, i) is a self-join of chunk i.
+  auto run_chunk_pairs = [&] {
+    for (std::size_t i = 0; i < left_chunks.size(); ++i) {
+      for (std::size_t j = right ? 0 : i; j < right_chunks.size(); ++j) {
+        const Chunk& a = left_chunks[i];
+        const Chunk& b = right_chunks[j];
+        if (prune && !chunks_may_match(a, b, spec.metric, bound)) continue;
+        if (!sink.keep_going()) return false;
+        const bool diagonal = !right && i == j;
+        // A diagonal self-join with All already reports both orders and (i, i) itself.
+        remap.route(a, b, !right && !(diagonal && spec.self_pairs == SelfPairs::All),
+                    spec.self_pairs);
+        const JoinStats inner = join_chunk(a.points, diagonal ? nullptr : &b.points, spec, remap);
+        ++ran;
+        add_chunk_stats(inner, stats, algorithms);
+        if (inner.stopped || remap.stopped()) return false;
+      }
+    }
+    return true;
+  };
+  stats.stopped = !run_chunk_pairs();
+
+  const std::size_t total = right ? left_chunks.size() * right_chunks.size()
+                                  : left_chunks.size() * (left_chunks.size() + 1) / 2;
+  std::string inner_algorithm;
+  for (const std::string& name : algorithms) {
+    inner_algorithm += (inner_algorithm.empty() ? "" : "/") + name;
+  }
+  stats.algorithm = (algorithms.empty() ? "none" : inner_algorithm) + ", chunked: " +
+                    std::to_string(ran) + " of " + std::to_string(total) + " chunk pairs";
+  stats.batches = remap.batches();
+  stats.pairs = remap.pairs();
+  return stats;
+}
+
+}  // namespace simjoin

@@ -1,12 +1,14 @@
 // simjoin::gpu::run_join: the engine's join on the GPU, eps-grid (seeds 002, 004) or brute force.
 #include "gpu_backend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
 
 #include "brute_force_kernel.cuh"
+#include "chunked_join.h"
 #include "cuda_stream.h"
 #include "device_buffer.h"
 #include "distance.h"
@@ -45,6 +47,7 @@ Tuning& tuning() {
     defaults.host_chunk_pairs =
         env_size("SIMJOIN_GPU_HOST_CHUNK_PAIRS", defaults.host_chunk_pairs);
     defaults.float_filter = env_size("SIMJOIN_GPU_FLOAT_FILTER", 1, true) != 0;
+    defaults.input_bytes = env_size("SIMJOIN_GPU_INPUT_BYTES", defaults.input_bytes, true);
     if (const char* tiles = std::getenv("SIMJOIN_GPU_TILES"); tiles && *tiles)
       defaults.grid_tiles = tiles[0] == '0' ? 0 : tiles[0] == '1' ? 1 : -1;
     return defaults;
@@ -286,17 +289,32 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
   stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &diagonal), sink, stats);
 }
 
-}  // namespace
+// Device bytes per input point at the peak of a join: the uploaded doubles, the sorted doubles,
+// the float copy, and ids, keys, magnitudes and the sort's double buffers.
+std::size_t bytes_per_point(std::size_t dim) { return 20 * dim + 48; }
 
-JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                   PairSink& sink) {
-  validate(left, right);
+// The most points a chunk may hold so that two chunks fit the tuning's input budget; 0 when the
+// inputs fit as they are.
+std::size_t chunk_points_for(const PointSet& left, const PointSet* right) {
+  std::size_t budget = tuning().input_bytes;
+  if (budget == 0) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    budget = free_bytes / 2;
+  }
+  const std::size_t per_point = bytes_per_point(left.dim);
+  const std::size_t points = left.n + (right ? right->n : 0);
+  if (points * per_point <= budget) return 0;
+  return std::max<std::size_t>(1, budget / (2 * per_point));
+}
+
+// The join of inputs that fit the device.
+JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                             PairSink& sink) {
   const DeviceInfo& device = use_device();
   JoinStats stats;
   stats.device = "gpu: " + device.name;
   stats.algorithm = "none";
-  if (spec.algorithm == Algorithm::Lss)
-    throw Error("simjoin: LSS is not implemented in the GPU backend yet");
   const bool nothing_matches = std::isnan(spec.eps) || spec.eps < 0.0;
   if (nothing_matches || left.n == 0 || (right && right->n == 0)) return stats;
   const double bound = accumulated_bound(spec.eps, spec.metric);
@@ -314,6 +332,19 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
   }
   run_brute_force(left, right, spec, bound, sink, stats, timer);
   return stats;
+}
+
+}  // namespace
+
+JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                   PairSink& sink) {
+  validate(left, right);
+  if (spec.algorithm == Algorithm::Lss)
+    throw Error("simjoin: LSS is not implemented in the GPU backend yet");
+  use_device();
+  const std::size_t chunk_points = chunk_points_for(left, right);
+  if (chunk_points == 0) return run_join_in_memory(left, right, spec, sink);
+  return run_chunked_join(left, right, spec, chunk_points, run_join_in_memory, sink);
 }
 
 }  // namespace simjoin::gpu

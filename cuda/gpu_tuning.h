@@ -1,7 +1,7 @@
 // Process-wide knobs of the GPU backend, for tests (small batches force many of them) and
 // benchmarks; the defaults can be set by the environment variables SIMJOIN_GPU_BATCH_PAIRS,
 // SIMJOIN_GPU_STREAMS, SIMJOIN_GPU_DIRECT_PAIRS, SIMJOIN_GPU_HOST_CHUNK_PAIRS,
-// SIMJOIN_GPU_FLOAT_FILTER and SIMJOIN_GPU_TILES (read on first use). Not synchronized: set them before joins start.
+// SIMJOIN_GPU_FLOAT_FILTER, SIMJOIN_GPU_TILES and SIMJOIN_GPU_INPUT_BYTES (read on first use). Not synchronized: set them before joins start.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +24,9 @@ struct Tuning {
   // Grid kernel: -1 chooses by cell occupancy, 0 forces one query per thread, 1 the tiled kernel
   // where the dimension allows (SIMJOIN_GPU_TILES).
   int grid_tiles = -1;
+  // Device memory the inputs of one join may take; larger inputs are joined in chunks
+  // (chunked_join.h). 0: half the free device memory (SIMJOIN_GPU_INPUT_BYTES).
+  std::size_t input_bytes = 0;
 };
 
 Tuning& tuning();

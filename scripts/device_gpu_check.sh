@@ -5,7 +5,7 @@
 # Logs and summary.txt go to $OUT (default ./device-logs).
 #
 #   scripts/device_gpu_check.sh [build] [test] [bandwidth] [bench-quick] [bench] [bench-issue3]
-#                               [bench-tiles] [sanitize] [memcheck]
+#                               [bench-tiles] [bench-chunks] [sanitize] [memcheck]
 #                                                                   (no argument: all but bench)
 # GoogleTest: the system's, or built from a googletest source tree in $GTEST_SRC (default
 # .device-gtest: `cp -r /usr/src/googletest/googletest .device-gtest/` and carry it).
@@ -162,7 +162,18 @@ if wants bench-tiles; then
   bench 60 --data uniform --n 2000000 --dim 6 --eps 10 --device gpu --algorithm grid --repeat 3
   SIMJOIN_GPU_TILES=1 bench 60 --data uniform --n 2000000 --dim 6 --eps 10 --device gpu --algorithm grid --repeat 2
 fi
-if wants bench-quick || wants bench || wants bench-issue3 || wants bench-tiles; then
+if wants bench-chunks; then
+  # Inputs over the device-memory budget (chunked join) and the pinned chunk size.
+  u2=(--data uniform --n 10000000 --dim 2 --eps 0.1427 --device gpu --algorithm grid)
+  bench 60 "${u2[@]}" --repeat 2
+  SIMJOIN_GPU_INPUT_BYTES=200000000 bench 60 "${u2[@]}" --repeat 2
+  SIMJOIN_GPU_HOST_CHUNK_PAIRS=262144 bench 60 "${u2[@]}" --repeat 2
+  u6=(--data uniform --n 2000000 --dim 6 --eps 10 --device gpu --algorithm grid)
+  bench 60 "${u6[@]}" --repeat 3
+  SIMJOIN_GPU_HOST_CHUNK_PAIRS=262144 bench 60 "${u6[@]}" --repeat 3
+  SIMJOIN_GPU_INPUT_BYTES=100000000 bench 60 --data exponential --n 2000000 --dim 32 --eps 0.08 --device gpu --algorithm grid
+fi
+if wants bench-quick || wants bench || wants bench-issue3 || wants bench-tiles || wants bench-chunks; then
   grep -vE '^\+' "$OUT/bench.log" | sed 's/^/bench: /' | cut -c1-400 | tee -a "$SUMMARY" > /dev/null
   cat "$OUT/bench.log"
 fi
@@ -170,6 +181,7 @@ if wants sanitize || wants memcheck; then
   memcheck_filter='GpuDirectOutput.*:GpuFloatFilter.Lattice*:''GpuAvailability.*:GpuEdgeCases.*:GpuStreaming.SinkStopping*:GpuRandomJoinForcedK.*'
   memcheck_filter+=':Dims/GpuRandomJoin.*/d2_Euclidean_Blobs_*:Dims/GpuRandomJoin.*/d7_Chebyshev_*'
   memcheck_filter+=':Dims/GpuRandomJoin.*/d32_Manhattan_Uniform_*'
+  memcheck_filter+=':GpuChunkedJoinScenarios.*:Dims/GpuChunkedJoin.*/d2_Euclidean_Uniform_*:GpuGridKernelChoice.*'
   start=$SECONDS
   timeout "${MEMCHECK_LIMIT:-300}" compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
     "$BUILD/engine_tests" --gtest_filter="$memcheck_filter" > "$OUT/memcheck.log" 2>&1

@@ -341,10 +341,12 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
   validate(left, right);
   if (spec.algorithm == Algorithm::Lss)
     throw Error("simjoin: LSS is not implemented in the GPU backend yet");
-  use_device();
+  const DeviceInfo& device = use_device();
   const std::size_t chunk_points = chunk_points_for(left, right);
   if (chunk_points == 0) return run_join_in_memory(left, right, spec, sink);
-  return run_chunked_join(left, right, spec, chunk_points, run_join_in_memory, sink);
+  JoinStats stats = run_chunked_join(left, right, spec, chunk_points, run_join_in_memory, sink);
+  stats.device = "gpu: " + device.name;  // also where every chunk pair was pruned
+  return stats;
 }
 
 }  // namespace simjoin::gpu

@@ -48,7 +48,7 @@ gtest_counts() {
 
 if wants test; then
   start=$SECONDS
-  timeout "${TEST_LIMIT:-420}" "$BUILD/engine_tests" --gtest_filter='Gpu*:Dims/Gpu*' > "$OUT/gpu-tests.log" 2>&1
+  timeout "${TEST_LIMIT:-420}" "$BUILD/engine_tests" --gtest_filter="${TEST_FILTER:-Gpu*:Dims/Gpu*}" > "$OUT/gpu-tests.log" 2>&1
   rc=$?
   note "gpu tests: rc=$rc $(gtest_counts "$OUT/gpu-tests.log") in $((SECONDS - start)) s"
   grep -E '^\[  (FAILED|SKIPPED) \]' "$OUT/gpu-tests.log" | head -20

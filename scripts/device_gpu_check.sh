@@ -172,6 +172,9 @@ if wants bench-chunks; then
   bench 60 "${u6[@]}" --repeat 3
   SIMJOIN_GPU_HOST_CHUNK_PAIRS=262144 bench 60 "${u6[@]}" --repeat 3
   SIMJOIN_GPU_INPUT_BYTES=100000000 bench 60 --data exponential --n 2000000 --dim 32 --eps 0.08 --device gpu --algorithm grid
+  # The 16-core CPU grid on the same sets, same call (the 20x comparison).
+  bench 120 --data uniform --n 10000000 --dim 2 --eps 0.1427 --device cpu --algorithm grid --threads 16 --repeat 2
+  bench 120 --data uniform --n 2000000 --dim 6 --eps 10 --device cpu --algorithm grid --threads 16 --repeat 2
 fi
 if wants bench-quick || wants bench || wants bench-issue3 || wants bench-tiles || wants bench-chunks; then
   grep -vE '^\+' "$OUT/bench.log" | sed 's/^/bench: /' | cut -c1-400 | tee -a "$SUMMARY" > /dev/null

@@ -16,7 +16,7 @@ struct Tuning {
   // at a quarter of the free device memory. SIMJOIN_GPU_DIRECT_PAIRS.
   std::size_t direct_pairs = std::size_t(1) << 29;
   // Pairs per pinned chunk when the direct result is copied to the host.
-  std::size_t host_chunk_pairs = std::size_t(1) << 20;
+  std::size_t host_chunk_pairs = std::size_t(1) << 18;
   // The float32 prefilter (float_filter.cuh): false computes every candidate in double
   // (SIMJOIN_GPU_FLOAT_FILTER=0); float_margin scales its error bound (1 = proven; tests only).
   bool float_filter = true;

@@ -167,11 +167,11 @@ if wants bench-chunks; then
   u2=(--data uniform --n 10000000 --dim 2 --eps 0.1427 --device gpu --algorithm grid)
   bench 60 "${u2[@]}" --repeat 2
   SIMJOIN_GPU_INPUT_BYTES=200000000 bench 60 "${u2[@]}" --repeat 2
-  SIMJOIN_GPU_HOST_CHUNK_PAIRS=262144 bench 60 "${u2[@]}" --repeat 2
+  SIMJOIN_GPU_HOST_CHUNK_PAIRS=1048576 bench 60 "${u2[@]}" --repeat 2
   u6=(--data uniform --n 2000000 --dim 6 --eps 10 --device gpu --algorithm grid)
   bench 60 "${u6[@]}" --repeat 3
-  SIMJOIN_GPU_HOST_CHUNK_PAIRS=262144 bench 60 "${u6[@]}" --repeat 3
-  SIMJOIN_GPU_INPUT_BYTES=100000000 bench 60 --data exponential --n 2000000 --dim 32 --eps 0.08 --device gpu --algorithm grid
+  SIMJOIN_GPU_HOST_CHUNK_PAIRS=1048576 bench 60 "${u6[@]}" --repeat 3
+  SIMJOIN_GPU_INPUT_BYTES=400000000 bench 60 --data exponential --n 2000000 --dim 32 --eps 0.08 --device gpu --algorithm grid
   # The 16-core CPU grid on the same sets, same call (the 20x comparison).
   bench 120 --data uniform --n 10000000 --dim 2 --eps 0.1427 --device cpu --algorithm grid --threads 16 --repeat 2
   bench 120 --data uniform --n 2000000 --dim 6 --eps 10 --device cpu --algorithm grid --threads 16 --repeat 2

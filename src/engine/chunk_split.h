@@ -32,9 +32,10 @@ struct ChunkedInput {
 // The dimension of largest variance, measured on a sample of the finite points of both inputs.
 std::size_t split_dimension(const PointSet& left, const PointSet* right);
 
-// For a finite eps: the points whose coordinates are all finite (the others match nothing), sorted
-// by coordinate `split_dim` (< set.dim), cut into chunks of at most `chunk_points` (> 0) and
-// gathered, each chunk with its bounding box.
+// For a finite eps: the points whose coordinates are all finite (the others match nothing), in
+// the order of coordinate `split_dim` (< set.dim; ties by index) cut into chunks of at most
+// `chunk_points` (> 0; within a chunk in no particular order) and gathered, each chunk with its
+// bounding box.
 ChunkedInput split_sorted(const PointSet& set, std::size_t split_dim, std::size_t chunk_points);
 
 // For eps = +inf (nothing can be pruned, non-finite points still match): every point, cut in input

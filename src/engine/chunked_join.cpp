@@ -10,7 +10,6 @@
 #include "batch_pipeline.h"
 #include "chunk_split.h"
 #include "distance.h"
-#include "self_pairs.h"
 
 namespace simjoin {
 namespace {
@@ -30,15 +29,27 @@ class RemappingSink : public PairSink {
     mode_ = mode;
   }
 
+  // Remaps the batch in slices of at most batch_pairs (a mirrored slice then stays within that
+  // size too): array loops, no per-pair call, the mirror handed over as a view with the id
+  // arrays swapped.
   bool consume(const PairBatch& batch) override {
-    for (std::size_t k = 0; k < batch.size; ++k) {
-      const std::uint32_t a = left_ids_[batch.left[k]];
-      const std::uint32_t b = right_ids_[batch.right[k]];
-      const bool more = self_match_ ? emit_self_match(*this, a, b, batch.distance[k], mode_)
-                                    : add(a, b, batch.distance[k]);
-      if (!more) return false;
+    const bool unique = self_match_ && mode_ == SelfPairs::Unique;
+    const bool mirror = self_match_ && mode_ == SelfPairs::All;
+    for (std::size_t from = 0; from < batch.size && !stopped_; from += batch_pairs_) {
+      const std::size_t n = std::min(batch_pairs_, batch.size - from);
+      buffer_.left.resize(n);
+      buffer_.right.resize(n);
+      buffer_.distance.assign(batch.distance + from, batch.distance + from + n);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::uint32_t a = left_ids_[batch.left[from + k]];
+        const std::uint32_t b = right_ids_[batch.right[from + k]];
+        buffer_.left[k] = unique ? std::min(a, b) : a;
+        buffer_.right[k] = unique ? std::max(a, b) : b;
+      }
+      forward(buffer_.view());
+      if (mirror) forward({buffer_.right.data(), buffer_.left.data(), buffer_.distance.data(), n});
     }
-    return flush();
+    return !stopped_;
   }
 
   bool keep_going() override {
@@ -46,26 +57,16 @@ class RemappingSink : public PairSink {
     return !stopped_;
   }
 
-  bool add(std::uint32_t left, std::uint32_t right, double distance) {
-    buffer_.left.push_back(left);
-    buffer_.right.push_back(right);
-    buffer_.distance.push_back(distance);
-    return buffer_.size() < batch_pairs_ ? true : flush();
-  }
-
   bool stopped() const { return stopped_; }
   std::uint64_t batches() const { return batches_; }
   std::uint64_t pairs() const { return pairs_; }
 
  private:
-  bool flush() {
-    if (buffer_.size() > 0 && !stopped_) {
-      ++batches_;
-      pairs_ += buffer_.size();
-      if (!out_.consume(buffer_.view())) stopped_ = true;
-    }
-    buffer_.clear();
-    return !stopped_;
+  void forward(const PairBatch& batch) {
+    if (stopped_) return;
+    ++batches_;
+    pairs_ += batch.size;
+    if (!out_.consume(batch)) stopped_ = true;
   }
 
   PairSink& out_;

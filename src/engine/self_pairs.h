@@ -10,9 +10,7 @@
 
 namespace simjoin {
 
-// `out`: a BatchWriter, or anything with the same add(left, right, distance) -> bool.
-template <typename Writer>
-inline bool emit_self_match(Writer& out, std::uint32_t a, std::uint32_t b, double distance,
+inline bool emit_self_match(BatchWriter& out, std::uint32_t a, std::uint32_t b, double distance,
                             SelfPairs mode) {
   if (mode == SelfPairs::Unique) return out.add(std::min(a, b), std::max(a, b), distance);
   return out.add(a, b, distance) && out.add(b, a, distance);

@@ -20,6 +20,15 @@
 // anywhere (the context goes away with the query) also stops and joins the producer before the
 // coordinates it reads are freed.
 //
+// Delivery (issue 4): an engine pair that needs no clause check (exact operator, no other join
+// clause) is a copy of a few Datums: fast_scan takes it from the current batch and writes the
+// needed columns of both rows, deformed once per stored row (deform_side), straight into the
+// result slot when the targetlist is plain columns (project_engine_pair), bypassing ExecScan's
+// per-tuple reset and ExecProject; every other candidate takes the general path. The outer side
+// keeps no tuple for a row that only engine pairs read when its needed columns are by value
+// (Side::values_only). When both sides hold the same points in the same order (a self-join) the
+// engine runs as a self-join, which evaluates each pair of cells once (same_points).
+//
 // C++ runs only inside cpp_guard (starting, polling and ending the stream); PostgreSQL calls made
 // from there go through pg_call. Everything else is plain C-style code over palloc'd memory, so
 // an ERROR anywhere leaves no C++ object behind but the stream, which the callback destroys.
@@ -104,6 +113,12 @@ struct Side {
   // row is deformed when needed (hold_row).
   Datum* values;
   bool* isnull;
+  uint32 values_cap;
+  // Only the wild rows' tuples are kept (tuples[row] / offsets[row] of the other rows unused):
+  // the outer side when the inner side has no wild row (no pair reads an outer row with a point
+  // but through values[]) and the columns an engine pair needs are by value and take no more
+  // memory than the row's coordinates, which are kept in memory anyway (values_only_side).
+  bool values_only;
 };
 
 struct SimJoinState {
@@ -142,6 +157,15 @@ struct SimJoinState {
 
   Side outer;
   Side inner;
+
+  // Direct projection of the engine's pairs (no clause to check on them): the plan's targetlist
+  // is plain scan-tuple columns, each read straight from a side's deformed values into the
+  // result slot, skipping the scan tuple and ExecProject. out_side[j]: 0 outer, 1 inner;
+  // out_need[j]: the column's position in that side's need[].
+  bool direct_project;
+  int n_out;
+  int* out_side;
+  int* out_need;
 
   // the engine's pairs
   PairStream* stream;  // running engine, or nullptr
@@ -221,6 +245,7 @@ void spill_side(SimJoinState* st, Side* side) {
       MemoryContextAllocHuge(st->arrays_mcxt, sizeof(uint64) * std::max<uint32>(side->cap, 1)));
   MemoryContextSwitchTo(old);
   for (uint32 i = 0; i < side->n; ++i) {
+    if (side->tuples[i] == nullptr) continue;  // values_only: a row without its tuple
     side->offsets[i] = file_position(side->file);
     BufFileWrite(side->file, side->tuples[i], side->tuples[i]->t_len);
   }
@@ -292,6 +317,8 @@ void reset_side(Side* side) {
   if (side->isnull) pfree(side->isnull);
   side->values = nullptr;
   side->isnull = nullptr;
+  side->values_cap = 0;
+  side->values_only = false;
   side->tuples = nullptr;
   side->offsets = nullptr;
   side->points = nullptr;
@@ -305,9 +332,56 @@ void reset_side(Side* side) {
   side->current = kNoRow;
 }
 
+// Whether a side may keep only its wild rows' tuples and the needed columns of the others
+// (Side::values_only). Decided before the outer side is read, once the inner side is complete.
+bool values_only_side(const SimJoinState* st, const Side* side, PlanState* child, bool force_wild) {
+  if (side != &st->outer || force_wild || st->inner.n_wild > 0 || st->ref.dim <= 0) return false;
+  const Size per_row = static_cast<Size>(side->n_need) * (sizeof(Datum) + sizeof(bool));
+  if (per_row > sizeof(double) * static_cast<Size>(st->ref.dim) + sizeof(uint32)) return false;
+  TupleDesc desc = ExecGetResultType(child);
+  for (int c = 0; c < side->n_need; ++c)
+    if (side->need[c] >= desc->natts || !TupleDescAttr(desc, side->need[c])->attbyval)
+      return false;
+  return true;
+}
+
+// A row of a values_only side: its needed columns into values[], its tuple only if it is wild.
+void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool wild) {
+  const uint32 row = side->n;
+  const int k = side->n_need;
+  if (k > 0) {
+    if (row + 1 > side->values_cap) {
+      uint32 cap = side->values_cap;
+      ensure_capacity(st->arrays_mcxt, &side->values, &cap, row + 1, k);
+      uint32 cap_isnull = side->values_cap;
+      ensure_capacity(st->arrays_mcxt, &side->isnull, &cap_isnull, row + 1, k);
+      side->values_cap = cap;
+    }
+    slot_getsomeattrs(slot, side->need[k - 1] + 1);  // need[] is ascending
+    Datum* values = side->values + static_cast<Size>(row) * k;
+    bool* isnull = side->isnull + static_cast<Size>(row) * k;
+    for (int c = 0; c < k; ++c) {
+      values[c] = slot->tts_values[side->need[c]];
+      isnull[c] = slot->tts_isnull[side->need[c]];
+    }
+  }
+  if (wild) {
+    store_tuple(st, side, slot);  // counts the row
+    return;
+  }
+  if (side->file)
+    ensure_capacity(st->arrays_mcxt, &side->offsets, &side->cap, row + 1);
+  else {
+    ensure_capacity(st->arrays_mcxt, &side->tuples, &side->cap, row + 1);
+    side->tuples[row] = nullptr;
+  }
+  side->n++;
+}
+
 // Reads a child completely. force_wild (the outer side when every pair goes to the recheck):
 // every row with a key is wild, and not counted as such.
 void load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild) {
+  side->values_only = values_only_side(st, side, child, force_wild);
   for (;;) {
     TupleTableSlot* slot = ExecProcNode(child);
     if (TupIsNull(slot)) break;
@@ -315,8 +389,11 @@ void load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, b
     int status = evaluate_key(st, key, slot);
     if (status == kNullKey) continue;  // never satisfies a strict distance
     const uint32 row = side->n;
-    store_tuple(st, side, slot);
     if (force_wild) status = KEY_WILD;
+    if (side->values_only)
+      store_row_values(st, side, slot, status == KEY_WILD);
+    else
+      store_tuple(st, side, slot);
     if (status == KEY_OK) {
       const int dim = st->ref.dim;
       const uint32 before = side->points_cap;
@@ -399,8 +476,24 @@ void destroy_stream(void* arg) {
   delete stream;  // stop(): noexcept
 }
 
+// Whether both sides hold the same points in the same order (a self-join, both children reading
+// the same rows): the engine then joins one set with itself (SelfPairs::All: every pair (i, j)
+// and (j, i) with d <= bound, and (i, i)), which is the same set of index pairs as the two-input
+// join of two identical sets, at about half the work (each pair of cells once). The distances
+// are symmetric bit for bit ((a - b)^2 = (b - a)^2, |a - b| = |b - a|), and d(p, p) = 0 is within
+// any bound the engine runs with (an engine run needs bound >= 0). Compared bytewise, so -0.0
+// against 0.0 or differing NaN payloads (never in points anyway) only cost the shortcut.
+bool same_points(const SimJoinState* st) {
+  const Side& a = st->outer;
+  const Side& b = st->inner;
+  if (a.n_points != b.n_points || a.n_points == 0) return false;
+  return std::memcmp(a.points, b.points,
+                     sizeof(double) * static_cast<size_t>(a.n_points) * st->ref.dim) == 0;
+}
+
 void start_stream(SimJoinState* st) {
-  cpp_guard([st] {
+  const bool self_join = same_points(st);
+  cpp_guard([st, self_join] {
     PointSet left;
     left.coords = st->outer.points;
     left.n = st->outer.n_points;
@@ -409,12 +502,13 @@ void start_stream(SimJoinState* st) {
     right.coords = st->inner.points;
     right.n = st->inner.n_points;
     right.dim = st->ref.dim;
-    const JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
+    JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
+    spec.self_pairs = SelfPairs::All;
     PairStream::Options options = stream_options();
     options.queue_batches = kQueueBatches;
     options.keep_distance = false;  // the recheck decides; distances are not needed
     options.order_by_right = st->inner.file != nullptr;  // inner rows read from disk in order
-    st->stream = new PairStream(left, &right, spec, std::move(options));
+    st->stream = new PairStream(left, self_join ? nullptr : &right, spec, std::move(options));
   });
   st->batch = StreamBatch{};
   st->batch_pos = 0;
@@ -564,6 +658,9 @@ TupleTableSlot* form_engine_pair(SimJoinState* st, uint32 outer_point, uint32 in
   return ExecStoreVirtualTuple(scan);
 }
 
+// fast_scan's direct path (defined below, after next_scan_tuple).
+TupleTableSlot* next_scan_tuple(ScanState* node);
+
 // A pair with a wild row: every column (the distance clause reads the keys).
 TupleTableSlot* form_pair(SimJoinState* st, uint32 outer_row, uint32 inner_row) {
   hold_row(st, &st->outer, st->outer_slot, outer_row);
@@ -643,6 +740,70 @@ TupleTableSlot* next_scan_tuple(ScanState* node) {
   }
 }
 
+// An engine pair projected straight into the result slot (direct_project): each output column
+// is read from its side's deformed values, or from the side's slot holding the stored row.
+TupleTableSlot* project_engine_pair(SimJoinState* st, uint32 outer_point, uint32 inner_point) {
+  TupleTableSlot* result = st->css.ss.ps.ps_ResultTupleSlot;
+  ExecClearTuple(result);
+  st->candidates_out++;
+  if (st->n_out > 0) {
+    const Datum* values[2];
+    const bool* isnull[2];
+    const int* map[2];  // need position -> index in values[s] (nullptr: the position itself)
+    Side* sides[2] = {&st->outer, &st->inner};
+    TupleTableSlot* slots[2] = {st->outer_slot, st->inner_slot};
+    const uint32 points[2] = {outer_point, inner_point};
+    for (int s = 0; s < 2; ++s) {
+      Side* side = sides[s];
+      if (side->n_need == 0) continue;
+      const uint32 row = side->point_row[points[s]];
+      if (side->values) {
+        values[s] = side->values + static_cast<Size>(row) * side->n_need;
+        isnull[s] = side->isnull + static_cast<Size>(row) * side->n_need;
+        map[s] = nullptr;
+      } else {
+        hold_row(st, side, slots[s], row);
+        values[s] = slots[s]->tts_values;
+        isnull[s] = slots[s]->tts_isnull;
+        map[s] = side->need;
+      }
+    }
+    for (int j = 0; j < st->n_out; ++j) {
+      const int s = st->out_side[j];
+      const int k = map[s] ? map[s][st->out_need[j]] : st->out_need[j];
+      result->tts_values[j] = values[s][k];
+      result->tts_isnull[j] = isnull[s][k];
+    }
+  }
+  return ExecStoreVirtualTuple(result);
+}
+
+// ExecScan's loop without its per-tuple overheads where they are not needed: the engine's pairs
+// of the current batch that need no clause check (simjoin's exact operators with no other join
+// clause) go straight to the result slot (or are the scan tuple when there is no projection).
+// Everything else takes next_scan_tuple and ExecProject as in ExecScan. Under EvalPlanQual
+// ExecScan itself runs (exec_scan).
+TupleTableSlot* fast_scan(SimJoinState* st) {
+  ScanState* node = &st->css.ss;
+  ProjectionInfo* projection = node->ps.ps_ProjInfo;
+  if (st->phase == 0 && st->batch_pos < st->batch.size && st->engine_qual == nullptr &&
+      (projection == nullptr || st->direct_project)) {
+    CHECK_FOR_INTERRUPTS();
+    const uint32 outer_point = st->batch.left[st->batch_pos];
+    const uint32 inner_point = st->batch.right[st->batch_pos];
+    st->batch_pos++;
+    if (projection == nullptr) return form_engine_pair(st, outer_point, inner_point);
+    return project_engine_pair(st, outer_point, inner_point);
+  }
+  ExprContext* econtext = node->ps.ps_ExprContext;
+  ResetExprContext(econtext);
+  TupleTableSlot* slot = next_scan_tuple(node);
+  if (TupIsNull(slot)) return projection ? ExecClearTuple(projection->pi_state.resultslot) : slot;
+  if (projection == nullptr) return slot;
+  econtext->ecxt_scantuple = slot;
+  return ExecProject(projection);
+}
+
 // EvalPlanQual: every clause of the join on the scan tuple (ExecScan checks no qual itself).
 bool recheck_scan_tuple(ScanState* node, TupleTableSlot* slot) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
@@ -696,6 +857,45 @@ bool shift_index_vars(Node* node, void* context) {
     return false;
   }
   return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(shift_index_vars)), context);
+}
+
+// The position of column c in a side's need[] (-1 if not needed).
+int need_position(const Side* side, int c) {
+  for (int k = 0; k < side->n_need; ++k)
+    if (side->need[k] == c) return k;
+  return -1;
+}
+
+// Whether the projection is plain scan-tuple columns (or nothing, as for count(*)): then an
+// engine pair's output is a copy of the sides' values (project_engine_pair).
+void set_direct_projection(SimJoinState* st, List* targetlist) {
+  st->direct_project = false;
+  st->n_out = list_length(targetlist);
+  st->out_side = static_cast<int*>(palloc(sizeof(int) * Max(st->n_out, 1)));
+  st->out_need = static_cast<int*>(palloc(sizeof(int) * Max(st->n_out, 1)));
+  TupleTableSlot* result = st->css.ss.ps.ps_ResultTupleSlot;
+  if (st->css.ss.ps.ps_ProjInfo == nullptr || result == nullptr ||
+      result->tts_tupleDescriptor->natts != st->n_out)
+    return;
+  int j = 0;
+  ListCell* cell;
+  foreach (cell, targetlist) {
+    Expr* expr = static_cast<TargetEntry*>(lfirst(cell))->expr;
+    if (!IsA(expr, Var)) return;
+    const Var* var = reinterpret_cast<const Var*>(expr);
+    if (var->varno != INDEX_VAR || var->varattno < 1 ||
+        var->varattno > st->outer_columns + st->inner_columns)
+      return;
+    const int column = var->varattno - 1;
+    const bool outer = column < st->outer_columns;
+    const Side* side = outer ? &st->outer : &st->inner;
+    const int k = need_position(side, outer ? column : column - st->outer_columns);
+    if (k < 0) return;
+    st->out_side[j] = outer ? 0 : 1;
+    st->out_need[j] = k;
+    ++j;
+  }
+  st->direct_project = true;
 }
 
 int private_int(List* priv, int index) { return intVal(list_nth(priv, index)); }
@@ -756,6 +956,7 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   if (node->ss.ps.ps_ProjInfo == nullptr) needed = bms_add_member(needed, 0);
   set_needed_columns(&st->outer, needed, 0, st->outer_columns);
   set_needed_columns(&st->inner, needed, st->outer_columns, st->inner_columns);
+  set_direct_projection(st, cscan->scan.plan.targetlist);
   // Columns an engine pair does not set read as NULL until a wild pair fills them.
   TupleTableSlot* scan = node->ss.ss_ScanTupleSlot;
   for (int c = 0; c < scan->tts_tupleDescriptor->natts; ++c) scan->tts_isnull[c] = true;
@@ -800,7 +1001,10 @@ void begin_scan(CustomScanState* node, EState* estate, int eflags) {
 }
 
 TupleTableSlot* exec_scan(CustomScanState* node) {
-  // next_scan_tuple checks the join clauses on each candidate; ExecScan projects.
+  // next_scan_tuple checks the join clauses on each candidate; ExecScan (or fast_scan, its
+  // equivalent outside EvalPlanQual) projects.
+  if (node->ss.ps.state->es_epq_active == nullptr)
+    return fast_scan(reinterpret_cast<SimJoinState*>(node));
   return ExecScan(&node->ss, next_scan_tuple, recheck_scan_tuple);
 }
 

@@ -77,6 +77,17 @@ SELECT * FROM pg_temp.cs_compare(
   'SELECT x.id AS a, y.id AS b FROM dl_a x JOIN dl_a y ON x.v <-> y.v <= 0');
 SELECT * FROM pg_temp.cs_compare(
   'SELECT x.id AS a, y.id AS b FROM dl_w x JOIN dl_w y ON x.v <=> y.v <= 0.2');
+-- Points in space order (order_points): a dimension of zero width, a side of one point.
+CREATE TABLE dl_line AS SELECT id, ARRAY[1, v[2], v[1]]::float8[] AS v FROM dl_a;
+ANALYZE dl_line;
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT x.id AS a, y.id AS b FROM dl_line x JOIN dl_line y ON x.v <-> y.v <= 0.2');
+SET enable_nestloop = off;
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT x.id AS a, y.id AS b FROM dl_line x JOIN (SELECT * FROM dl_line WHERE id = 7) y
+     ON x.v <-> y.v <= 0.5');
+RESET enable_nestloop;
+DROP TABLE dl_line;
 -- The same joins with the inner side spilled to a temporary file (rows read back per pair).
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
@@ -94,6 +105,27 @@ SELECT * FROM pg_temp.cs_compare(
   'SELECT x.id AS a, y.name AS b FROM dl_a x JOIN dl_c y ON x.v <-> y.v <= 0.3');
 RESET work_mem;
 RESET hash_mem_multiplier;
+-- Long vectors: values compressed inline (mostly zeros) are expanded once per row for the
+-- clauses checked on each pair; values stored out of line (random, incompressible) stay as they
+-- are. The children return whole heap tuples here (no projection): stored as copies.
+CREATE TABLE dl_long (id int, v float8[]);
+ALTER TABLE dl_long ALTER COLUMN v SET STORAGE EXTENDED;
+INSERT INTO dl_long SELECT i, array_fill(0::float8, ARRAY[400]) || ARRAY[(i % 20)::float8, (i % 7)::float8]
+  FROM generate_series(1, 300) i;
+INSERT INTO dl_long SELECT 1000 + i, ARRAY(SELECT (random() * 3)::float8 FROM generate_series(1, 402) WHERE i > 0)
+  FROM generate_series(1, 20) i;
+ANALYZE dl_long;
+SELECT count(*) FILTER (WHERE pg_column_size(v) < 1000) AS compressed,
+       count(*) FILTER (WHERE pg_column_size(v) > 3000) AS uncompressed FROM dl_long;
+SET enable_nestloop = off;
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT x.id AS a, y.id AS b FROM dl_long x JOIN dl_long y ON x.v <-> y.v <= 3
+     AND x.v <#> y.v <= 4 AND x.id <> y.id');
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT x.*, y.v <=> x.v AS d FROM dl_long x JOIN dl_long y ON x.v <-> y.v <= 2.5');
+RESET enable_nestloop;
+DROP TABLE dl_long;
+
 -- LIMIT and cursors on the direct path (a partly consumed batch).
 SET enable_nestloop = off;
 SELECT count(*) FROM (SELECT a.id FROM dl_a a JOIN dl_a b ON a.v <-> b.v <= 1 LIMIT 7) l;

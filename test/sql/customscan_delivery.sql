@@ -126,6 +126,16 @@ SELECT * FROM pg_temp.cs_compare(
 RESET enable_nestloop;
 DROP TABLE dl_long;
 
+-- Rescans with a changing eps: the inner side is kept, its points already in space order.
+SELECT e, (SELECT sum(a.id * 3 + b.id) FROM dl_a a JOIN dl_b b ON a.v <-> b.v <= e),
+       (SELECT count(*) FROM dl_w a JOIN dl_a b ON a.v <#> b.v <= e AND a.cat = b.cat)
+  FROM (VALUES (0.1::float8), (0.3), (0.1), ('NaN')) AS t(e);
+SET simjoin.enable_customscan = off;
+SELECT e, (SELECT sum(a.id * 3 + b.id) FROM dl_a a JOIN dl_b b ON a.v <-> b.v <= e),
+       (SELECT count(*) FROM dl_w a JOIN dl_a b ON a.v <#> b.v <= e AND a.cat = b.cat)
+  FROM (VALUES (0.1::float8), (0.3), (0.1), ('NaN')) AS t(e);
+RESET simjoin.enable_customscan;
+
 -- LIMIT and cursors on the direct path (a partly consumed batch).
 SET enable_nestloop = off;
 SELECT count(*) FROM (SELECT a.id FROM dl_a a JOIN dl_a b ON a.v <-> b.v <= 1 LIMIT 7) l;

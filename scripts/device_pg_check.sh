@@ -3,7 +3,7 @@
 # .device (PostgreSQL bundle from ../shared/device/pack), .device-gtest (GoogleTest sources) and
 # optionally .device-postgis (PostGIS's shared libraries): builds and installs simjoin with CUDA,
 # runs every test with simjoin.device = gpu, then the SQL-level benchmarks. Output under $OUT.
-#   scripts/device_pg_check.sh [tests] [bench]      (no argument: both)
+#   scripts/device_pg_check.sh [tests] [bench] [bench1m]      (no argument: tests and bench)
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-logs}
@@ -29,6 +29,21 @@ if [[ $steps == *" tests "* ]]; then
     bash scripts/test_all.sh > "$OUT/test_all.txt" 2>&1
   echo "tests: $(tail -1 "$OUT/test_all.txt")"
   [ -f regression.diffs ] && cp regression.diffs "$OUT/logs/"
+fi
+
+if [[ $steps == *" bench1m "* ]]; then
+  # bench/sql/customscan_1m.sql with the engine on the GPU: the custom scan against PostgreSQL's
+  # own plan on 1M-row sets (SETS_NATIVE), the custom scan alone on SETS_CUSTOM.
+  for set in ${SETS_NATIVE-uniform3 places}; do
+    PGOPTIONS="-c simjoin.device=gpu" psql -X -v set=$set -f bench/sql/customscan_1m.sql 2>&1 |
+      grep -vE "^(SET|DROP|CREATE|COPY [0-9]|ANALYZE|VACUUM)" > "$OUT/bench1m-$set.txt"
+    cat "$OUT/bench1m-$set.txt"
+  done
+  for set in ${SETS_CUSTOM-cluster16}; do
+    PGOPTIONS="-c simjoin.device=gpu" psql -X -v set=$set -v native=off -f bench/sql/customscan_1m.sql 2>&1 |
+      grep -vE "^(SET|DROP|CREATE|COPY [0-9]|ANALYZE|VACUUM)" > "$OUT/bench1m-$set.txt"
+    cat "$OUT/bench1m-$set.txt"
+  done
 fi
 
 if [[ $steps == *" bench "* ]]; then

@@ -3,7 +3,7 @@
 # .device (PostgreSQL bundle from ../shared/device/pack), .device-gtest (GoogleTest sources) and
 # optionally .device-postgis (PostGIS's shared libraries): builds and installs simjoin with CUDA,
 # runs every test with simjoin.device = gpu, then the SQL-level benchmarks. Output under $OUT.
-#   scripts/device_pg_check.sh [tests] [bench] [bench1m]      (no argument: tests and bench)
+#   scripts/device_pg_check.sh [build] [tests] [bench] [bench1m]   (no argument: tests and bench)
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-logs}
@@ -22,6 +22,10 @@ source .device/pg-up >/dev/null || exit 1
 # GoogleTest from source (the GPU machine has no system package).
 source scripts/device_gtest.sh
 setup_gtest
+
+if [[ $steps == *" build "* ]]; then  # build and install only (tests does both itself)
+  { make -j16 && make install; } > "$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
+fi
 
 if [[ $steps == *" tests "* ]]; then
   mkdir -p "$OUT/logs"

@@ -180,33 +180,30 @@ if wants bench-quick || wants bench || wants bench-issue3 || wants bench-tiles |
   grep -vE '^\+' "$OUT/bench.log" | sed 's/^/bench: /' | cut -c1-400 | tee -a "$SUMMARY" > /dev/null
   cat "$OUT/bench.log"
 fi
+# One compute-sanitizer tool over the engine tests matching a filter, summarized in summary.txt.
+#   sanitize_run TOOL LIMIT FILTER [TOOL OPTIONS...]
+sanitize_run() {
+  local tool=$1 limit=$2 filter=$3 start=$SECONDS rc
+  shift 3
+  timeout "$limit" compute-sanitizer --tool "$tool" "$@" --error-exitcode 9 \
+    "$BUILD/engine_tests" --gtest_filter="$filter" > "$OUT/$tool.log" 2>&1
+  rc=$?
+  note "$tool: rc=$rc $(gtest_counts "$OUT/$tool.log") $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/$tool.log" | tail -1) in $((SECONDS - start)) s"
+  [ $rc -eq 0 ] || failed=1
+}
+
 if wants sanitize || wants memcheck; then
   memcheck_filter='GpuDirectOutput.*:GpuFloatFilter.Lattice*:''GpuAvailability.*:GpuEdgeCases.*:GpuStreaming.SinkStopping*:GpuRandomJoinForcedK.*'
   memcheck_filter+=':Dims/GpuRandomJoin.*/d2_Euclidean_Blobs_*:Dims/GpuRandomJoin.*/d7_Chebyshev_*'
   memcheck_filter+=':Dims/GpuRandomJoin.*/d32_Manhattan_Uniform_*'
   memcheck_filter+=':GpuChunkedJoinScenarios.*:Dims/GpuChunkedJoin.*/d2_Euclidean_Uniform_*:GpuGridKernelChoice.*'
-  start=$SECONDS
-  timeout "${MEMCHECK_LIMIT:-300}" compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-    "$BUILD/engine_tests" --gtest_filter="$memcheck_filter" > "$OUT/memcheck.log" 2>&1
-  rc=$?
-  note "memcheck: rc=$rc $(gtest_counts "$OUT/memcheck.log") $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1) in $((SECONDS - start)) s"
-  [ $rc -eq 0 ] || failed=1
+  sanitize_run memcheck "${MEMCHECK_LIMIT:-300}" "$memcheck_filter" --leak-check full
 fi
 if wants sanitize; then
   racecheck_filter='GpuEdgeCases.NonFinite*:GpuEdgeCases.Lattice*:Dims/GpuRandomJoin.*/d3_*_Blobs_*'
-  start=$SECONDS
-  timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 \
-    "$BUILD/engine_tests" --gtest_filter="$racecheck_filter" > "$OUT/racecheck.log" 2>&1
-  rc=$?
-  note "racecheck: rc=$rc $(gtest_counts "$OUT/racecheck.log") $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1) in $((SECONDS - start)) s"
-  [ $rc -eq 0 ] || failed=1
+  sanitize_run racecheck 300 "$racecheck_filter"
   # Barrier use of the tiled kernel (__syncthreads in loops whose bounds must be block-uniform).
-  start=$SECONDS
-  timeout 300 compute-sanitizer --tool synccheck --error-exitcode 9 \
-    "$BUILD/engine_tests" --gtest_filter="$racecheck_filter:GpuGridKernelChoice.*" > "$OUT/synccheck.log" 2>&1
-  rc=$?
-  note "synccheck: rc=$rc $(gtest_counts "$OUT/synccheck.log") $(grep -E 'ERROR SUMMARY' "$OUT/synccheck.log" | tail -1) in $((SECONDS - start)) s"
-  [ $rc -eq 0 ] || failed=1
+  sanitize_run synccheck 300 "$racecheck_filter:GpuGridKernelChoice.*"
 fi
 
 exit $failed

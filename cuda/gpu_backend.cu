@@ -2,7 +2,6 @@
 #include "gpu_backend.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -19,7 +18,9 @@
 #include "grid_join_kernel.cuh"
 #include "grid_tile_kernel.cuh"
 #include "grid_plan.h"
+#include "input_checks.h"
 #include "pair_pipeline.cuh"
+#include "phase_clock.h"
 
 namespace simjoin::gpu {
 
@@ -62,35 +63,6 @@ bool available(std::string* why) {
 }
 
 namespace {
-
-constexpr std::size_t kMaxPoints = 0xFFFFFFFFu;  // indexes are 32-bit
-
-// Appends (phase, seconds since the previous mark) to the stats.
-class PhaseTimer {
- public:
-  explicit PhaseTimer(JoinStats& stats) : stats_(stats), last_(Clock::now()) {}
-  void mark(const char* phase) {
-    const auto now = Clock::now();
-    stats_.phase_seconds.emplace_back(phase, std::chrono::duration<double>(now - last_).count());
-    last_ = now;
-  }
-  void restart() { last_ = Clock::now(); }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  JoinStats& stats_;
-  Clock::time_point last_;
-};
-
-void validate(const PointSet& left, const PointSet* right) {
-  for (const PointSet* set : {&left, right}) {
-    if (set && set->n > kMaxPoints) throw Error("simjoin: more than 2^32-1 points in one input");
-    if (set && set->n > 0 && set->dim > 0 && !set->coords)
-      throw Error("simjoin: point set without coordinates");
-  }
-  if (right && left.n > 0 && right->n > 0 && left.dim != right->dim)
-    throw Error("simjoin: the two inputs have different dimensions");
-}
 
 DeviceBuffer<double> upload(const PointSet& set) {
   DeviceBuffer<double> coords(set.n * set.dim);
@@ -183,7 +155,7 @@ PipelineOptions pipeline_options(const PointSet* right, const JoinSpec& spec,
 }
 
 void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                     double bound, PairSink& sink, JoinStats& stats, PhaseTimer& timer) {
+                     double bound, PairSink& sink, JoinStats& stats, PhaseClock& timer) {
   stats.algorithm = "gpu-brute-force";
   const DeviceBuffer<double> left_coords = upload(left);
   const DeviceBuffer<double> right_coords = right ? upload(*right) : DeviceBuffer<double>();
@@ -235,7 +207,7 @@ std::uint32_t choose_tile_points(std::uint32_t num_cells, std::uint32_t indexed_
 
 void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
               const GridGeometry& plan_geometry, double bound, PairSink& sink,
-              JoinStats& stats, PhaseTimer& timer) {
+              JoinStats& stats, PhaseClock& timer) {
   stats.algorithm = "gpu-grid";
   GridGeometry geometry = plan_geometry;
   stats.indexed_dims = geometry.k;
@@ -318,7 +290,7 @@ JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const 
   const bool nothing_matches = std::isnan(spec.eps) || spec.eps < 0.0;
   if (nothing_matches || left.n == 0 || (right && right->n == 0)) return stats;
   const double bound = accumulated_bound(spec.eps, spec.metric);
-  PhaseTimer timer(stats);
+  PhaseClock timer(stats);
 
   // The grid needs a finite eps and an indexable dimension; brute force covers the rest.
   if (spec.algorithm != Algorithm::BruteForce && std::isfinite(spec.eps) && left.dim > 0) {
@@ -338,7 +310,7 @@ JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const 
 
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink) {
-  validate(left, right);
+  check_inputs(left, right);
   if (spec.algorithm == Algorithm::Lss)
     throw Error("simjoin: LSS is not implemented in the GPU backend yet");
   const DeviceInfo& device = use_device();

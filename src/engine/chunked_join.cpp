@@ -1,7 +1,6 @@
 #include "chunked_join.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -10,6 +9,8 @@
 #include "batch_pipeline.h"
 #include "chunk_split.h"
 #include "distance.h"
+#include "input_checks.h"
+#include "phase_clock.h"
 
 namespace simjoin {
 namespace {
@@ -103,15 +104,6 @@ void add_chunk_stats(const JoinStats& inner, JoinStats& stats,
   for (const auto& [name, seconds] : inner.phase_seconds) add_phase(stats, name, seconds);
 }
 
-void check_inputs(const PointSet& left, const PointSet* right) {
-  for (const PointSet* set : {&left, right}) {
-    if (set && set->n > 0xFFFFFFFFu) throw Error("simjoin: more than 2^32-1 points in one input");
-  }
-  if (right && left.dim != right->dim) {
-    throw Error("simjoin: the two inputs have different dimensions");
-  }
-}
-
 }  // namespace
 
 JoinStats run_chunked_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
@@ -123,8 +115,9 @@ JoinStats run_chunked_join(const PointSet& left, const PointSet* right, const Jo
   if (chunk_points == 0 || fits || nothing_matches) return join_chunk(left, right, spec, sink);
   check_inputs(left, right);
 
+  JoinStats stats;
+  PhaseClock clock(stats);
   // With eps = +inf nothing can be pruned and non-finite points still match: keep them all.
-  const auto start = std::chrono::steady_clock::now();
   const bool prune = std::isfinite(spec.eps) && left.dim > 0;
   const std::size_t split_dim = prune ? split_dimension(left, right) : 0;
   auto split = [&](const PointSet& set) {
@@ -136,9 +129,7 @@ JoinStats run_chunked_join(const PointSet& left, const PointSet* right, const Jo
   const std::vector<Chunk>& right_chunks = right ? right_split.chunks : left_split.chunks;
   const double bound = accumulated_bound(spec.eps, spec.metric);
 
-  JoinStats stats;
-  stats.phase_seconds.emplace_back(
-      "chunk", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  clock.mark("chunk");
   RemappingSink remap(sink, spec.batch_pairs);
   std::vector<std::string> algorithms;
   std::size_t ran = 0;

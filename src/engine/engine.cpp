@@ -1,7 +1,6 @@
 // run_join: validation, then dispatch to the GPU backend or the CPU grid / brute-force joins.
 #include "engine.h"
 
-#include <chrono>
 #include <cmath>
 #include <optional>
 
@@ -11,49 +10,21 @@
 #include "gpu_backend.h"
 #include "grid_join.h"
 #include "grid_plan.h"
+#include "input_checks.h"
 #include "join_params.h"
+#include "phase_clock.h"
 
 namespace simjoin {
 namespace {
 
-constexpr std::size_t kMaxPoints = 0xFFFFFFFFu;  // indexes are 32-bit
 // Device::Auto picks the GPU (when usable) from this many point pairs (n_left * n_right) on.
 constexpr double kGpuWorthPairs = 1e8;
 // Algorithm::Auto uses brute force up to this many point pairs: the grid's setup costs more.
 constexpr double kBruteForceMaxPairs = 16384.0;
 
-void validate(const PointSet& left, const PointSet* right) {
-  for (const PointSet* set : {&left, right}) {
-    if (!set) continue;
-    if (set->n > kMaxPoints) throw Error("simjoin: more than 2^32-1 points in one input");
-    if (set->n > 0 && set->dim > 0 && set->coords == nullptr) {
-      throw Error("simjoin: point set without coordinates");
-    }
-  }
-  if (right && left.n > 0 && right->n > 0 && left.dim != right->dim) {
-    throw Error("simjoin: the two inputs have different dimensions (" + std::to_string(left.dim) +
-                " and " + std::to_string(right->dim) + ")");
-  }
-}
-
 double pair_count(const PointSet& left, const PointSet* right) {
   return static_cast<double>(left.n) * static_cast<double>(right ? right->n : left.n);
 }
-
-// Appends (name, seconds since the previous mark or construction) to the stats.
-class PhaseClock {
- public:
-  explicit PhaseClock(JoinStats& stats) : stats_(stats), last_(std::chrono::steady_clock::now()) {}
-  void mark(const char* phase) {
-    const auto now = std::chrono::steady_clock::now();
-    stats_.phase_seconds.emplace_back(phase, std::chrono::duration<double>(now - last_).count());
-    last_ = now;
-  }
-
- private:
-  JoinStats& stats_;
-  std::chrono::steady_clock::time_point last_;
-};
 
 void add_pipeline_result(const PipelineResult& result, JoinStats& stats) {
   stats.batches = result.batches;
@@ -129,7 +100,7 @@ bool gpu_chosen_for_auto(const PointSet& left, const PointSet* right, const Join
 
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink) {
-  validate(left, right);
+  check_inputs(left, right);
   switch (spec.device) {
     case Device::Gpu:
       return gpu::run_join(left, right, spec, sink);

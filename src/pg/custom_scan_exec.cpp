@@ -423,6 +423,19 @@ bool values_only_side(const SimJoinState* st, const Side* side, PlanState* child
   return true;
 }
 
+// The side's needed columns of the tuple in `slot`, deformed into values[index * n_need ...] and
+// isnull[...] (n_need > 0).
+void copy_needed_columns(const Side* side, TupleTableSlot* slot, uint32 index) {
+  const int k = side->n_need;
+  slot_getsomeattrs(slot, side->need[k - 1] + 1);  // need[] is ascending
+  Datum* values = side->values + static_cast<Size>(index) * k;
+  bool* isnull = side->isnull + static_cast<Size>(index) * k;
+  for (int c = 0; c < k; ++c) {
+    values[c] = slot->tts_values[side->need[c]];
+    isnull[c] = slot->tts_isnull[side->need[c]];
+  }
+}
+
 // A row of a values_only side: its needed columns into values[], its tuple only if it is wild.
 void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool wild) {
   const uint32 row = side->n;
@@ -435,13 +448,7 @@ void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool w
       ensure_capacity(st->arrays_mcxt, &side->isnull, &cap_isnull, row + 1, k);
       side->values_cap = cap;
     }
-    slot_getsomeattrs(slot, side->need[k - 1] + 1);  // need[] is ascending
-    Datum* values = side->values + static_cast<Size>(row) * k;
-    bool* isnull = side->isnull + static_cast<Size>(row) * k;
-    for (int c = 0; c < k; ++c) {
-      values[c] = slot->tts_values[side->need[c]];
-      isnull[c] = slot->tts_isnull[side->need[c]];
-    }
+    copy_needed_columns(side, slot, row);
   }
   if (wild) {
     store_tuple(st, side, slot);  // counts the row
@@ -549,14 +556,11 @@ void deform_side(SimJoinState* st, Side* side, TupleTableSlot* slot) {
   side->isnull = static_cast<bool*>(MemoryContextAllocHuge(st->arrays_mcxt, cells * sizeof(bool)));
   for (uint32 point = 0; point < side->n_points; ++point) {
     ExecStoreMinimalTuple(side->tuples[side->point_row[point]], slot, false);
-    slot_getsomeattrs(slot, side->need[k - 1] + 1);  // need[] is ascending
+    copy_needed_columns(side, slot, point);
     Datum* values = side->values + static_cast<Size>(point) * k;
-    bool* isnull = side->isnull + static_cast<Size>(point) * k;
-    for (int c = 0; c < k; ++c) {
-      values[c] = slot->tts_values[side->need[c]];
-      isnull[c] = slot->tts_isnull[side->need[c]];
+    const bool* isnull = side->isnull + static_cast<Size>(point) * k;
+    for (int c = 0; c < k; ++c)
       if (varlena[c] && !isnull[c] && budget > 0) values[c] = expand_varlena(side, values[c], &budget);
-    }
   }
   pfree(varlena);
   ExecClearTuple(slot);

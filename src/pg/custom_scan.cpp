@@ -170,6 +170,53 @@ bool match_clause(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* outerrel,
   return false;
 }
 
+// contrib cube's box clause: cube_enlarge(x, r, n) @> y or y <@ cube_enlarge(x, r, n) (the
+// operators, or cube_contains / cube_contained called by name), x one key of the distance clause
+// and y the other, r and n free of Vars. enlarged_side: 0 when x is the outer key.
+struct BoxClause {
+  Expr* clause;
+  int enlarged_side;
+  Expr* r;
+  Expr* n;
+};
+
+bool match_box_clause(Expr* clause, const Match& m, BoxClause* box) {
+  Oid funcid;
+  List* args;
+  if (IsA(clause, OpExpr)) {
+    funcid = get_opcode(reinterpret_cast<OpExpr*>(clause)->opno);
+    args = reinterpret_cast<OpExpr*>(clause)->args;
+  } else if (IsA(clause, FuncExpr)) {
+    funcid = reinterpret_cast<FuncExpr*>(clause)->funcid;
+    args = reinterpret_cast<FuncExpr*>(clause)->args;
+  } else {
+    return false;
+  }
+  if (list_length(args) != 2) return false;
+  const CubeBoxRole role = cube_box_role(funcid);
+  if (role != CUBE_BOX_CONTAINS && role != CUBE_BOX_CONTAINED) return false;
+  Node* container = static_cast<Node*>(role == CUBE_BOX_CONTAINS ? linitial(args) : lsecond(args));
+  Node* contained = static_cast<Node*>(role == CUBE_BOX_CONTAINS ? lsecond(args) : linitial(args));
+  if (!IsA(container, FuncExpr)) return false;
+  FuncExpr* enlarge = reinterpret_cast<FuncExpr*>(container);
+  if (cube_box_role(enlarge->funcid) != CUBE_BOX_ENLARGE || list_length(enlarge->args) != 3)
+    return false;
+  Node* x = static_cast<Node*>(linitial(enlarge->args));
+  Node* r = static_cast<Node*>(lsecond(enlarge->args));
+  Node* n = static_cast<Node*>(lthird(enlarge->args));
+  if (!is_bound_expression(r) || !is_bound_expression(n)) return false;
+  if (equal(x, m.outer_key) && equal(contained, m.inner_key))
+    box->enlarged_side = 0;
+  else if (equal(x, m.inner_key) && equal(contained, m.outer_key))
+    box->enlarged_side = 1;
+  else
+    return false;
+  box->clause = clause;
+  box->r = reinterpret_cast<Expr*>(r);
+  box->n = reinterpret_cast<Expr*>(n);
+  return true;
+}
+
 // The eps value known at planning time (a Const, or a Param with a bound value in a custom plan).
 bool planning_eps(PlannerInfo* root, Expr* eps, double* value, bool* is_null) {
   Node* folded = estimate_expression_value(root, reinterpret_cast<Node*>(eps));
@@ -225,12 +272,28 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   // Each candidate pair is checked with the join's clauses; where the engine is exact (simjoin's
   // own distances) its pairs are the result of the distance clause and only the others remain.
   const bool exact = engine_is_exact(match.form);
+  // With an exact cube distance, cube's box clauses on the same keys are decided natively too.
+  List* boxes = NIL;
+  if (exact && match.form.kind == KEY_CUBE) {
+    foreach (lc, extra->restrictlist) {
+      RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
+      BoxClause box;
+      if (rinfo->clause != match.clause && !rinfo->pseudoconstant &&
+          match_box_clause(rinfo->clause, match, &box))
+        boxes = lappend(boxes, list_make4(box.clause, makeInteger(box.enlarged_side), box.r,
+                                          box.n));
+    }
+  }
   QualCost qual_cost;
   cost_qual_eval(&qual_cost, extra->restrictlist, root);
   if (exact) {
-    QualCost distance_cost;
-    cost_qual_eval_node(&distance_cost, reinterpret_cast<Node*>(match.clause), root);
-    qual_cost.per_tuple = Max(qual_cost.per_tuple - distance_cost.per_tuple, 0.0);
+    QualCost native_cost;
+    cost_qual_eval_node(&native_cost, reinterpret_cast<Node*>(match.clause), root);
+    qual_cost.per_tuple = Max(qual_cost.per_tuple - native_cost.per_tuple, 0.0);
+    foreach (lc, boxes) {
+      cost_qual_eval_node(&native_cost, static_cast<Node*>(linitial(lfirst_node(List, lc))), root);
+      qual_cost.per_tuple = Max(qual_cost.per_tuple - native_cost.per_tuple, 0.0);
+    }
   }
   const double candidates = exact ? pairs + 1 : pairs * 1.2 + 1;
   const double rows_o = outer_path->rows, rows_i = inner_path->rows;
@@ -261,8 +324,9 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
                           makeInteger(match.form.cosine), makeInteger(match.form.dwithin),
                           makeInteger(match.form.float32));
   cpath->custom_private =
-      list_make4(extra->restrictlist, list_make3(match.outer_key, match.inner_key, match.eps),
-                 form, list_make3(match.clause, makeInteger(exact), makeInteger(match.strict)));
+      list_make5(extra->restrictlist, list_make3(match.outer_key, match.inner_key, match.eps),
+                 form, list_make3(match.clause, makeInteger(exact), makeInteger(match.strict)),
+                 boxes);
   cpath->methods = &path_methods;
   add_path(joinrel, &cpath->path);
 }
@@ -283,6 +347,7 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   Expr* distance_clause = static_cast<Expr*>(linitial(distance));
   const bool exact = intVal(lsecond(distance)) != 0;
   const bool strict = intVal(lthird(distance)) != 0;
+  List* boxes = static_cast<List*>(list_nth(best_path->custom_private, 4));
   Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
   Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
 
@@ -319,6 +384,19 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   cscan->flags = best_path->flags;
   cscan->custom_plans = custom_plans;
   cscan->custom_exprs = static_cast<List*>(copyObjectImpl(exprs));
+  // The box clauses decided natively: their positions in the qual, sides, and r and n.
+  List* box_private = NIL;
+  foreach (lc, boxes) {
+    List* box = lfirst_node(List, lc);
+    int position = -1;
+    for (int i = 0; i < n && position < 0; ++i)
+      if (items[i].clause == static_cast<Expr*>(linitial(box))) position = i;
+    if (position < 0) continue;
+    box_private = lappend(box_private, makeInteger(position));
+    box_private = lappend(box_private, makeInteger(intVal(lsecond(box))));
+    cscan->custom_exprs = lappend(cscan->custom_exprs, copyObjectImpl(lthird(box)));
+    cscan->custom_exprs = lappend(cscan->custom_exprs, copyObjectImpl(lfourth(box)));
+  }
 
   // The scan tuple is the outer child's columns followed by the inner child's.
   List* scan_tlist = NIL;
@@ -339,6 +417,8 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   priv = lappend(priv, makeInteger(outer_columns));
   priv = lappend(priv, makeInteger(distance_index));
   priv = lappend(priv, makeInteger(strict));
+  priv = lappend(priv, makeInteger(list_length(box_private) / 2));
+  priv = list_concat(priv, box_private);
   cscan->custom_private = priv;
   cscan->methods = &scan_methods;
   return &cscan->scan.plan;

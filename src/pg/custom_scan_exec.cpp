@@ -39,6 +39,7 @@
 #include "custom_scan_internal.h"
 
 #include "engine_runner.h"
+#include "enlarged_box.h"
 #include "pair_stream.h"
 #include "pg_guard.h"
 #include "settings.h"
@@ -131,6 +132,15 @@ struct Side {
   bool values_only;
 };
 
+// A cube box clause (cube_enlarge(x, r, n) @> y) decided natively on the engine's pairs.
+struct BoxCheck {
+  int position;       // in the plan's qual
+  int enlarged_side;  // 0: the outer key is x, 1: the inner key
+  ExprState* r;
+  ExprState* n;
+  double r_value;     // this scan's r
+};
+
 struct SimJoinState {
   CustomScanState css;  // first: the executor sees a CustomScanState
 
@@ -139,6 +149,8 @@ struct SimJoinState {
   int distance_qual;    // its position in the plan's qual when the engine is exact, else -1
   ExprState* engine_qual;  // checked on the engine's pairs (without the distance clause if exact)
   ExprState* wild_qual;    // checked on pairs with a wild row: every clause of the join
+  BoxCheck* boxes;         // decided natively on the engine's pairs (not in engine_qual)
+  int n_boxes;
   int outer_columns;
   int inner_columns;
   bool eps_is_float4;
@@ -934,6 +946,15 @@ void start_scan(SimJoinState* st) {
   // eps NaN: PostgreSQL's float order puts NaN above everything, so d <= NaN holds for every d;
   // ST_DWithin with a negative eps raises an error. Both: every pair goes to the recheck.
   st->all_wild = std::isnan(st->eps) || (st->form.dwithin && st->eps < 0);
+  // A box clause with a NULL r or n is NULL on every pair: no engine pair passes it.
+  bool boxes_null = false;
+  for (int k = 0; k < st->n_boxes; ++k) {
+    bool r_null, n_null;
+    const Datum r = ExecEvalExprSwitchContext(st->boxes[k].r, econtext, &r_null);
+    ExecEvalExprSwitchContext(st->boxes[k].n, econtext, &n_null);
+    boxes_null = boxes_null || r_null || n_null;
+    st->boxes[k].r_value = r_null ? 0.0 : DatumGetFloat8(r);
+  }
   if (!st->inner.loaded) load_side(st, &st->inner, st->inner_ps, st->inner_key, false);
   if (st->inner.n == 0) {  // nothing to join: the outer side is not read at all
     st->finished = true;
@@ -942,7 +963,7 @@ void start_scan(SimJoinState* st) {
   load_side(st, &st->outer, st->outer_ps, st->outer_key, st->all_wild);
   st->bound = st->distance_qual >= 0 ? exact_bound(st->eps, st->strict)
                                      : engine_bound(st->form, st->eps, st->ref.dim);
-  st->use_engine = !st->all_wild && !std::isnan(st->bound);
+  st->use_engine = !st->all_wild && !std::isnan(st->bound) && !boxes_null;
   if (st->use_engine && !st->inner.file && !st->outer.file &&
       st->inner.n_need + st->outer.n_need > 0) {
     order_points(st, &st->inner);
@@ -957,6 +978,20 @@ void start_scan(SimJoinState* st) {
   st->phase = 0;
   st->wi = st->wj = 0;
   if (st->use_engine && st->outer.n_points > 0 && st->inner.n_points > 0) start_stream(st);
+}
+
+// Whether an engine pair (point indexes) passes the box clauses decided natively.
+inline bool boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_point) {
+  const Size dim = static_cast<Size>(st->ref.dim);
+  const double* outer = st->outer.points + outer_point * dim;
+  const double* inner = st->inner.points + inner_point * dim;
+  for (int k = 0; k < st->n_boxes; ++k) {
+    const BoxCheck& box = st->boxes[k];
+    const bool inside = box.enlarged_side == 0 ? in_enlarged_box(outer, inner, dim, box.r_value)
+                                               : in_enlarged_box(inner, outer, dim, box.r_value);
+    if (!inside) return false;
+  }
+  return true;
 }
 
 // The next pair that passes the join's clauses: the engine's pairs are checked with engine_qual
@@ -976,6 +1011,10 @@ TupleTableSlot* next_scan_tuple(ScanState* node) {
       return nullptr;
     }
     const bool engine_pair = st->phase == 0;
+    if (engine_pair && !boxes_pass(st, outer_row, inner_row)) {
+      InstrCountFiltered1(node, 1);
+      continue;
+    }
     TupleTableSlot* slot = engine_pair ? form_engine_pair(st, outer_row, inner_row)
                                        : form_pair(st, outer_row, inner_row);
     ExprState* qual = engine_pair ? st->engine_qual : st->wild_qual;
@@ -1032,12 +1071,16 @@ TupleTableSlot* project_engine_pair(SimJoinState* st, uint32 outer_point, uint32
 TupleTableSlot* fast_scan(SimJoinState* st) {
   ScanState* node = &st->css.ss;
   ProjectionInfo* projection = node->ps.ps_ProjInfo;
-  if (st->phase == 0 && st->batch_pos < st->batch.size && st->engine_qual == nullptr &&
-      (projection == nullptr || st->direct_project)) {
+  while (st->phase == 0 && st->batch_pos < st->batch.size && st->engine_qual == nullptr &&
+         (projection == nullptr || st->direct_project)) {
     CHECK_FOR_INTERRUPTS();
     const uint32 outer_point = st->batch.left[st->batch_pos];
     const uint32 inner_point = st->batch.right[st->batch_pos];
     st->batch_pos++;
+    if (st->n_boxes > 0 && !boxes_pass(st, outer_point, inner_point)) {
+      InstrCountFiltered1(node, 1);
+      continue;
+    }
     if (projection == nullptr) return form_engine_pair(st, outer_point, inner_point);
     return project_engine_pair(st, outer_point, inner_point);
   }
@@ -1161,6 +1204,12 @@ Node* create_state(CustomScan* cscan) {
       st->outer_columns = private_int(priv, PRIV_OUTER_COLUMNS);
       st->distance_qual = private_int(priv, PRIV_DISTANCE_QUAL);
       st->strict = private_int(priv, PRIV_STRICT) != 0;
+      st->n_boxes = private_int(priv, PRIV_BOX_COUNT);
+      st->boxes = static_cast<BoxCheck*>(palloc0(sizeof(BoxCheck) * Max(st->n_boxes, 1)));
+      for (int k = 0; k < st->n_boxes; ++k) {
+        st->boxes[k].position = private_int(priv, PRIV_COUNT + 2 * k);
+        st->boxes[k].enlarged_side = private_int(priv, PRIV_COUNT + 2 * k + 1);
+      }
       return reinterpret_cast<Node*>(st);
     });
   });
@@ -1183,9 +1232,24 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   // clause where the engine is exact.
   st->wild_qual = node->ss.ps.qual;
   st->engine_qual = st->wild_qual;
+  List* engine_clauses = cscan->scan.plan.qual;
   if (st->distance_qual >= 0) {
-    List* others = list_delete_nth_cell(list_copy(cscan->scan.plan.qual), st->distance_qual);
-    st->engine_qual = ExecInitQual(others, &node->ss.ps);
+    engine_clauses = NIL;
+    int position = 0;
+    ListCell* qc;
+    foreach (qc, cscan->scan.plan.qual) {
+      bool native = position == st->distance_qual;
+      for (int k = 0; k < st->n_boxes; ++k) native = native || position == st->boxes[k].position;
+      if (!native) engine_clauses = lappend(engine_clauses, lfirst(qc));
+      ++position;
+    }
+    st->engine_qual = ExecInitQual(engine_clauses, &node->ss.ps);
+  }
+  for (int k = 0; k < st->n_boxes; ++k) {
+    st->boxes[k].r = ExecInitExpr(
+        static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_BOX_FIRST + 2 * k)), &node->ss.ps);
+    st->boxes[k].n = ExecInitExpr(
+        static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_BOX_FIRST + 2 * k + 1)), &node->ss.ps);
   }
   node->ss.ps.qual = nullptr;
   st->inner_columns = list_length(cscan->custom_scan_tlist) - st->outer_columns;
@@ -1193,12 +1257,7 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   // (all of them when the scan tuple is returned unprojected).
   Bitmapset* needed = nullptr;
   collect_index_vars(reinterpret_cast<Node*>(cscan->scan.plan.targetlist), &needed);
-  if (st->distance_qual >= 0)
-    collect_index_vars(reinterpret_cast<Node*>(list_delete_nth_cell(
-                           list_copy(cscan->scan.plan.qual), st->distance_qual)),
-                       &needed);
-  else
-    collect_index_vars(reinterpret_cast<Node*>(cscan->scan.plan.qual), &needed);
+  collect_index_vars(reinterpret_cast<Node*>(engine_clauses), &needed);
   if (node->ss.ps.ps_ProjInfo == nullptr) needed = bms_add_member(needed, 0);
   set_needed_columns(&st->outer, needed, 0, st->outer_columns);
   set_needed_columns(&st->inner, needed, st->outer_columns, st->inner_columns);
@@ -1347,6 +1406,7 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   ExplainPropertyText("Distance Clause",
                       st->distance_qual >= 0 ? "engine (exact), wild rows rechecked" : "rechecked",
                       es);
+  ExplainPropertyInteger("Box Clauses Decided Natively", nullptr, st->n_boxes, es);
   ExplainPropertyText("Inner Storage", st->inner.spilled ? "disk" : "memory", es);
   ExplainPropertyInteger("Inner Bytes", "kB", static_cast<int64>(st->inner.bytes / 1024), es);
   ExplainPropertyText("Outer Storage", st->outer.spilled ? "disk" : "memory", es);

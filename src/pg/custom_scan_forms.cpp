@@ -2,6 +2,8 @@
 // catalogs (never by fixed OIDs), and the readers of their key values.
 #include "custom_scan_internal.h"
 
+#include "cube_probe.h"
+
 extern "C" {
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -39,6 +41,11 @@ constexpr int kMaxForms = 64;
 FormEntry forms[kMaxForms];
 int form_count = 0;
 bool forms_valid = false;
+
+// contrib cube's functions, and whether they compute what simjoin computes (probed once after
+// each rebuild of the forms, when a plan first asks).
+CubeFunctions cube_functions;
+enum class Probe { Unknown, Match, Differ } cube_probe = Probe::Unknown;
 
 void add_form(Oid funcid, KeyKind kind, Metric metric, bool cosine = false, bool dwithin = false,
               bool float32 = false) {
@@ -99,6 +106,9 @@ void build_forms() {
   PG_TRY();
   {
     form_count = 0;
+    cube_functions = CubeFunctions{{InvalidOid, InvalidOid, InvalidOid}, InvalidOid, InvalidOid,
+                                   InvalidOid};
+    cube_probe = Probe::Unknown;
     // simjoin's own operators and functions on real[] and float8[].
     Oid nsp = extension_schema("simjoin");
     if (OidIsValid(nsp)) {
@@ -118,6 +128,14 @@ void build_forms() {
         add_pair(nspname, cube, "<->", "cube_distance", KEY_CUBE, Metric::Euclidean);
         add_pair(nspname, cube, "<#>", "distance_taxicab", KEY_CUBE, Metric::Manhattan);
         add_pair(nspname, cube, "<=>", "distance_chebyshev", KEY_CUBE, Metric::Chebyshev);
+        const Oid two_cubes[2] = {cube, cube};
+        const Oid enlarge_args[3] = {cube, FLOAT8OID, INT4OID};
+        int m = 0;
+        for (const char* name : {"cube_distance", "distance_taxicab", "distance_chebyshev"})
+          cube_functions.distance[m++] = function_oid(nspname, name, 2, two_cubes);
+        cube_functions.enlarge = function_oid(nspname, "cube_enlarge", 3, enlarge_args);
+        cube_functions.contains = function_oid(nspname, "cube_contains", 2, two_cubes);
+        cube_functions.contained = function_oid(nspname, "cube_contained", 2, two_cubes);
       }
     }
     // built-in point <-> point.
@@ -408,7 +426,23 @@ void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out)
   }
 }
 
-bool engine_is_exact(const FormInfo& form) { return form.kind == KEY_FLOAT_ARRAY; }
+bool engine_is_exact(const FormInfo& form) {
+  if (form.kind == KEY_FLOAT_ARRAY) return true;
+  if (form.kind != KEY_CUBE) return false;
+  if (!forms_valid) build_forms();
+  if (cube_probe == Probe::Unknown)
+    cube_probe = cube_functions_match(cube_functions) ? Probe::Match : Probe::Differ;
+  return cube_probe == Probe::Match;
+}
+
+CubeBoxRole cube_box_role(Oid funcid) {
+  if (!forms_valid) build_forms();
+  if (!OidIsValid(funcid)) return CUBE_BOX_NONE;
+  if (funcid == cube_functions.enlarge) return CUBE_BOX_ENLARGE;
+  if (funcid == cube_functions.contains) return CUBE_BOX_CONTAINS;
+  if (funcid == cube_functions.contained) return CUBE_BOX_CONTAINED;
+  return CUBE_BOX_NONE;
+}
 
 double exact_bound(double eps, bool strict) {
   if (strict) eps = std::nextafter(eps, -HUGE_VAL);

@@ -75,8 +75,18 @@ void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out)
 // Whether the engine decides the distance clause exactly for two representable (non-wild) keys:
 // simjoin's own operators and functions on real[] / float8[] compute exact_distance (distance.h)
 // on the same doubles, so the engine run at exact_bound() returns exactly the pairs the clause
-// accepts, and the clause needs no recheck on them.
+// accepts, and the clause needs no recheck on them. So do contrib cube's distances on point
+// cubes where the installed cube passes the arithmetic probe (cube_probe.h: its formula is
+// simjoin's, but a build that fuses multiply-adds or reorders sums would round differently).
+// Call inside cpp_guard (the probe calls cube).
 bool engine_is_exact(const FormInfo& form);
+
+// contrib cube's box clause  cube_enlarge(x, r, n) @> y  (or  y <@ cube_enlarge(x, r, n)), which
+// users add to a cube distance join for cube's GiST index: decided natively on the engine's
+// pairs (in_enlarged_box, enlarged_box.h) where the cube distance is exact (the probe covers
+// both). The role of a function in that clause:
+enum CubeBoxRole { CUBE_BOX_NONE, CUBE_BOX_ENLARGE, CUBE_BOX_CONTAINS, CUBE_BOX_CONTAINED };
+CubeBoxRole cube_box_role(Oid funcid);
 // The engine's bound for an exact form: eps for dist <= eps, the next double below eps for
 // dist < eps (d < c iff d <= prev(c) for doubles); NaN when no distance can match (eps < 0, or
 // NaN, which callers handle first: every pair then goes to the clause).
@@ -115,9 +125,10 @@ enum PrivateIndex {
   PRIV_OUTER_COLUMNS,
   PRIV_DISTANCE_QUAL,  // position of the distance clause in the qual; -1: check every clause
   PRIV_STRICT,         // the distance clause is dist < eps
-  PRIV_COUNT
+  PRIV_BOX_COUNT,      // cube box clauses decided natively; then per clause: position in the
+  PRIV_COUNT           // qual, and 0 if the outer key is enlarged (1: the inner key)
 };
-// Positions in custom_exprs.
-enum ExprIndex { EXPR_OUTER_KEY = 0, EXPR_INNER_KEY, EXPR_EPS };
+// Positions in custom_exprs; then per box clause its r and n (EXPR_BOX_FIRST + 2k, + 2k + 1).
+enum ExprIndex { EXPR_OUTER_KEY = 0, EXPR_INNER_KEY, EXPR_EPS, EXPR_BOX_FIRST };
 
 }  // namespace simjoin::pg::cs

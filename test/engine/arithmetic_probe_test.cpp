@@ -1,0 +1,183 @@
+// The arithmetic probe (arithmetic_probe.h): it accepts implementations that compute what simjoin
+// computes, written differently (contrib cube's own formulation), and catches each way a
+// compiled operator can round differently: fused multiply-add, another summation order, extended
+// or single precision, and box tests formulated on the difference or without cube's midpoint.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+
+#include "arithmetic_probe.h"
+#include "enlarged_box.h"
+
+namespace simjoin {
+namespace {
+
+// contrib cube's distance_1D for two points: the larger minus the smaller.
+double cube_1d(double a, double b) { return a <= b ? b - a : a - b; }
+
+double cube_euclidean(const double* a, const double* b, std::size_t dim, void*) {
+  double distance = 0.0;
+  for (std::size_t i = 0; i < dim; ++i) {
+    const double d = cube_1d(a[i], b[i]);
+    distance += d * d;
+  }
+  return std::sqrt(distance);
+}
+
+double cube_taxicab(const double* a, const double* b, std::size_t dim, void*) {
+  double distance = 0.0;
+  for (std::size_t i = 0; i < dim; ++i) distance += std::fabs(cube_1d(a[i], b[i]));
+  return distance;
+}
+
+double cube_chebyshev(const double* a, const double* b, std::size_t dim, void*) {
+  double distance = 0.0;
+  for (std::size_t i = 0; i < dim; ++i) {
+    const double d = std::fabs(cube_1d(a[i], b[i]));
+    if (d > distance) distance = d;
+  }
+  return distance;
+}
+
+double fused_euclidean(const double* a, const double* b, std::size_t dim, void*) {
+  double distance = 0.0;
+  for (std::size_t i = 0; i < dim; ++i) distance = std::fma(a[i] - b[i], a[i] - b[i], distance);
+  return std::sqrt(distance);
+}
+
+double reversed_euclidean(const double* a, const double* b, std::size_t dim, void*) {
+  double distance = 0.0;
+  for (std::size_t i = dim; i-- > 0;) distance += (a[i] - b[i]) * (a[i] - b[i]);
+  return std::sqrt(distance);
+}
+
+double reversed_taxicab(const double* a, const double* b, std::size_t dim, void*) {
+  double distance = 0.0;
+  for (std::size_t i = dim; i-- > 0;) distance += std::fabs(a[i] - b[i]);
+  return distance;
+}
+
+// Four partial sums, as a vectorized loop adds them.
+double lanes_euclidean(const double* a, const double* b, std::size_t dim, void*) {
+  double lane[4] = {0, 0, 0, 0};
+  for (std::size_t i = 0; i < dim; ++i) lane[i % 4] += (a[i] - b[i]) * (a[i] - b[i]);
+  return std::sqrt((lane[0] + lane[1]) + (lane[2] + lane[3]));
+}
+
+double extended_euclidean(const double* a, const double* b, std::size_t dim, void*) {
+  long double distance = 0.0L;
+  for (std::size_t i = 0; i < dim; ++i) {
+    const long double d = static_cast<long double>(a[i]) - b[i];
+    distance += d * d;
+  }
+  return static_cast<double>(std::sqrt(distance));
+}
+
+double single_chebyshev(const double* a, const double* b, std::size_t dim, void*) {
+  float distance = 0.0f;
+  for (std::size_t i = 0; i < dim; ++i) {
+    const float d = std::fabs(static_cast<float>(a[i]) - static_cast<float>(b[i]));
+    if (d > distance) distance = d;
+  }
+  return distance;
+}
+
+bool cube_box(const double* a, const double* b, std::size_t dim, double r, void*) {
+  // cube_enlarge(a, r, dim) followed by cube_contains_v0, written as in contrib/cube.
+  double ll[kProbeMaxDim], ur[kProbeMaxDim];
+  for (std::size_t i = 0; i < dim; ++i) {
+    ll[i] = a[i] - r;  // LL >= UR for a point: UR - r, LL + r
+    ur[i] = a[i] + r;
+    if (ll[i] > ur[i]) {
+      ll[i] = (ll[i] + ur[i]) / 2;
+      ur[i] = ll[i];
+    }
+  }
+  for (std::size_t i = 0; i < dim; ++i) {
+    if ((ll[i] < ur[i] ? ll[i] : ur[i]) > b[i]) return false;
+    if ((ll[i] > ur[i] ? ll[i] : ur[i]) < b[i]) return false;
+  }
+  return true;
+}
+
+bool difference_box(const double* a, const double* b, std::size_t dim, double r, void*) {
+  for (std::size_t i = 0; i < dim; ++i)
+    if (!(std::fabs(b[i] - a[i]) <= r)) return false;
+  return true;
+}
+
+bool no_midpoint_box(const double* a, const double* b, std::size_t dim, double r, void*) {
+  for (std::size_t i = 0; i < dim; ++i)
+    if (!(a[i] - r <= b[i] && b[i] <= a[i] + r)) return false;
+  return true;
+}
+
+TEST(ArithmeticProbe, AcceptsCubesFormulationOfEveryMetric) {
+  EXPECT_TRUE(distance_agrees(Metric::Euclidean, cube_euclidean, nullptr));
+  EXPECT_TRUE(distance_agrees(Metric::Manhattan, cube_taxicab, nullptr));
+  EXPECT_TRUE(distance_agrees(Metric::Chebyshev, cube_chebyshev, nullptr));
+}
+
+TEST(ArithmeticProbe, CatchesFusedMultiplyAdd) {
+  EXPECT_FALSE(distance_agrees(Metric::Euclidean, fused_euclidean, nullptr));
+}
+
+TEST(ArithmeticProbe, CatchesAnotherSummationOrder) {
+  EXPECT_FALSE(distance_agrees(Metric::Euclidean, reversed_euclidean, nullptr));
+  EXPECT_FALSE(distance_agrees(Metric::Manhattan, reversed_taxicab, nullptr));
+  EXPECT_FALSE(distance_agrees(Metric::Euclidean, lanes_euclidean, nullptr));
+}
+
+TEST(ArithmeticProbe, CatchesExtendedAndSinglePrecision) {
+  if (LDBL_MANT_DIG > DBL_MANT_DIG)
+    EXPECT_FALSE(distance_agrees(Metric::Euclidean, extended_euclidean, nullptr));
+  EXPECT_FALSE(distance_agrees(Metric::Chebyshev, single_chebyshev, nullptr));
+}
+
+TEST(ArithmeticProbe, CatchesAnotherMetric) {
+  EXPECT_FALSE(distance_agrees(Metric::Euclidean, cube_taxicab, nullptr));
+  EXPECT_FALSE(distance_agrees(Metric::Manhattan, cube_chebyshev, nullptr));
+}
+
+TEST(ArithmeticProbe, BoxTestAcceptsCubesFormulation) {
+  EXPECT_TRUE(box_test_agrees(cube_box, nullptr));
+}
+
+TEST(ArithmeticProbe, BoxTestCatchesOtherRoundings) {
+  EXPECT_FALSE(box_test_agrees(difference_box, nullptr));
+  EXPECT_FALSE(box_test_agrees(no_midpoint_box, nullptr));
+}
+
+// A foreign callback's exception leaves the probe (the PostgreSQL glue turns errors into them).
+double throwing_distance(const double*, const double*, std::size_t, void*) {
+  throw std::runtime_error("foreign failure");
+}
+
+TEST(ArithmeticProbe, PassesExceptionsThrough) {
+  EXPECT_THROW(distance_agrees(Metric::Euclidean, throwing_distance, nullptr), std::runtime_error);
+}
+
+// in_enlarged_box on hand-made cases: bounds are inclusive and computed in doubles.
+TEST(EnlargedBox, BoundsAreTheRoundedEnlargedCoordinates) {
+  const double a[2] = {0.1, 5.0};
+  const double at_hi[2] = {0.1 + 0.2, 5.0};  // 0.30000000000000004: a + r rounded
+  EXPECT_TRUE(in_enlarged_box(a, at_hi, 2, 0.2));
+  const double above[2] = {std::nextafter(0.1 + 0.2, 1.0), 5.0};
+  EXPECT_FALSE(in_enlarged_box(a, above, 2, 0.2));
+  const double at_lo[2] = {0.1, 5.0 - 0.2};
+  EXPECT_TRUE(in_enlarged_box(a, at_lo, 2, 0.2));
+  // r < 0: the box is the midpoint of a - r and a + r, rounded: 0.1 - (-1) = 1.1 and
+  // 0.1 + (-1) = -0.9 average to 0.10000000000000003, not 0.1.
+  const double centre[2] = {(1.1 + -0.9) / 2, 5.0};
+  EXPECT_TRUE(in_enlarged_box(a, centre, 2, -1.0));
+  EXPECT_FALSE(in_enlarged_box(a, a, 2, -1.0));
+  const double off_centre[2] = {centre[0], std::nextafter(5.0, 6.0)};
+  EXPECT_FALSE(in_enlarged_box(a, off_centre, 2, -1.0));
+  // NaN r: cube's comparisons with NaN bounds are false, so the box contains everything.
+  const double far[2] = {1e6, -1e6};
+  EXPECT_TRUE(in_enlarged_box(a, far, 2, std::nan("")));
+}
+
+}  // namespace
+}  // namespace simjoin

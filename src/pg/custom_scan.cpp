@@ -28,6 +28,8 @@ extern "C" {
 #include "optimizer/paths.h"
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -339,6 +341,35 @@ void join_pathlist_hook(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* oute
   cpp_guard([&] { add_similarity_join_path(root, joinrel, outerrel, innerrel, extra); });
 }
 
+// Whether both children return the same rows in the same form: sequential scans of one table
+// with the same filter and target list (a self-join), nothing volatile, no row locking (whose
+// EvalPlanQual rechecks replace each table's rows on their own). Under one snapshot both scans
+// see the same rows, so the executor reads the table once and uses its rows for both sides.
+// The key expressions must read the same column of each.
+bool same_scan(PlannerInfo* root, Plan* outer_plan, Plan* inner_plan, Expr* outer_key,
+               Expr* inner_key) {
+  if (!IsA(outer_plan, SeqScan) || !IsA(inner_plan, SeqScan) || root->rowMarks != NIL)
+    return false;
+  const Index outer_rti = reinterpret_cast<Scan*>(outer_plan)->scanrelid;
+  const Index inner_rti = reinterpret_cast<Scan*>(inner_plan)->scanrelid;
+  RangeTblEntry* outer_rte = planner_rt_fetch(outer_rti, root);
+  RangeTblEntry* inner_rte = planner_rt_fetch(inner_rti, root);
+  if (outer_rte->rtekind != RTE_RELATION || inner_rte->rtekind != RTE_RELATION ||
+      outer_rte->relid != inner_rte->relid)
+    return false;
+  auto as_outer = [&](void* node) {
+    Node* copy = static_cast<Node*>(copyObjectImpl(node));
+    ChangeVarNodes(copy, inner_rti, outer_rti, 0);
+    return copy;
+  };
+  Node* outer_parts = reinterpret_cast<Node*>(
+      list_make3(outer_plan->qual, outer_plan->targetlist, outer_key));
+  return !contain_volatile_functions(outer_parts) &&
+         equal(as_outer(inner_plan->qual), outer_plan->qual) &&
+         equal(as_outer(inner_plan->targetlist), outer_plan->targetlist) &&
+         equal(as_outer(inner_key), outer_key);
+}
+
 Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* custom_plans) {
   List* restrictlist = static_cast<List*>(linitial(best_path->custom_private));
   List* exprs = static_cast<List*>(lsecond(best_path->custom_private));
@@ -417,6 +448,9 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   priv = lappend(priv, makeInteger(outer_columns));
   priv = lappend(priv, makeInteger(distance_index));
   priv = lappend(priv, makeInteger(strict));
+  priv = lappend(priv, makeInteger(same_scan(root, outer_plan, inner_plan,
+                                             static_cast<Expr*>(linitial(exprs)),
+                                             static_cast<Expr*>(lsecond(exprs)))));
   priv = lappend(priv, makeInteger(list_length(box_private) / 2));
   priv = list_concat(priv, box_private);
   cscan->custom_private = priv;

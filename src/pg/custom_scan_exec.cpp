@@ -146,6 +146,8 @@ struct SimJoinState {
 
   FormInfo form;
   bool strict;          // the distance clause is dist < eps
+  bool same_scan;       // both children return the same rows: the outer side copies the inner's
+  bool outer_shared;    // this scan's outer side is that copy (EXPLAIN)
   int distance_qual;    // its position in the plan's qual when the engine is exact, else -1
   ExprState* engine_qual;  // checked on the engine's pairs (without the distance clause if exact)
   ExprState* wild_qual;    // checked on pairs with a wild row: every clause of the join
@@ -513,6 +515,31 @@ void load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, b
   side->loaded = true;
 }
 
+// The outer side of a self-join whose children scan the same rows (same_scan): the inner side's
+// rows, points and wild rows, without reading the outer child. The tuples stay the inner side's
+// (the outer keeps pointers to them), so the inner side must be in memory.
+void copy_inner_side(SimJoinState* st) {
+  Side* from = &st->inner;
+  Side* to = &st->outer;
+  const Size dim = static_cast<Size>(st->ref.dim > 0 ? st->ref.dim : 0);
+  auto copy = [st](const void* data, Size bytes) {
+    void* result = MemoryContextAllocHuge(st->arrays_mcxt, Max(bytes, 1));
+    if (bytes > 0) std::memcpy(result, data, bytes);
+    return result;
+  };
+  to->n = to->cap = from->n;
+  to->tuples = static_cast<MinimalTuple*>(copy(from->tuples, sizeof(MinimalTuple) * from->n));
+  to->n_points = to->points_cap = from->n_points;
+  to->points = static_cast<double*>(copy(from->points, sizeof(double) * dim * from->n_points));
+  to->point_row = static_cast<uint32*>(copy(from->point_row, sizeof(uint32) * from->n_points));
+  to->n_wild = to->wild_cap = from->n_wild;
+  to->wild = static_cast<uint32*>(copy(from->wild, sizeof(uint32) * from->n_wild));
+  to->bytes = 0;  // no tuple of its own
+  to->values_only = false;
+  to->loaded = true;
+  st->wild_rows += from->n_wild;
+}
+
 // Deforms the needed columns of every stored row of a side once, so that an engine pair's scan
 // tuple is a few copies instead of two tuples deformed per pair. Only in memory mode (the values
 // point into the stored tuples) and when the arrays take no more memory than the tuples.
@@ -605,8 +632,9 @@ void values_by_point(SimJoinState* st, Side* side) {
 // in space order those pairs read nearby memory instead of rows scattered over the table (on
 // randomly ordered tables this cuts the per-pair cache misses of the clauses checked on each
 // pair). Only the engine's indexes change meaning: pairs still map to rows through point_row.
-// Done to both sides, when both are in memory and an engine pair reads columns of either
-// (start_scan); deterministic, so that two identical point sets stay identical (same_points).
+// Done to both sides, when both are in memory and an engine pair reads columns of either or
+// the points themselves (box clauses decided natively) (start_scan); deterministic, so that two
+// identical point sets stay identical (same_points).
 void order_points(SimJoinState* st, Side* side) {
   const uint32 n = side->n_points;
   const int dim = st->ref.dim;
@@ -960,15 +988,18 @@ void start_scan(SimJoinState* st) {
     st->finished = true;
     return;
   }
-  load_side(st, &st->outer, st->outer_ps, st->outer_key, st->all_wild);
+  st->outer_shared = st->same_scan && !st->all_wild && !st->inner.file;
+  if (!st->outer_shared) load_side(st, &st->outer, st->outer_ps, st->outer_key, st->all_wild);
   st->bound = st->distance_qual >= 0 ? exact_bound(st->eps, st->strict)
                                      : engine_bound(st->form, st->eps, st->ref.dim);
   st->use_engine = !st->all_wild && !std::isnan(st->bound) && !boxes_null;
-  if (st->use_engine && !st->inner.file && !st->outer.file &&
-      st->inner.n_need + st->outer.n_need > 0) {
-    order_points(st, &st->inner);
+  const bool ordered = st->use_engine && !st->inner.file && !st->outer.file &&
+                       (st->inner.n_need + st->outer.n_need > 0 || st->n_boxes > 0);
+  if (ordered) order_points(st, &st->inner);
+  if (st->outer_shared)
+    copy_inner_side(st);  // in the inner side's order
+  else if (ordered)
     order_points(st, &st->outer);
-  }
   values_by_point(st, &st->outer);
   deform_side(st, &st->inner, st->inner_slot);
   deform_side(st, &st->outer, st->outer_slot);
@@ -1204,6 +1235,7 @@ Node* create_state(CustomScan* cscan) {
       st->outer_columns = private_int(priv, PRIV_OUTER_COLUMNS);
       st->distance_qual = private_int(priv, PRIV_DISTANCE_QUAL);
       st->strict = private_int(priv, PRIV_STRICT) != 0;
+      st->same_scan = private_int(priv, PRIV_SAME_SCAN) != 0;
       st->n_boxes = private_int(priv, PRIV_BOX_COUNT);
       st->boxes = static_cast<BoxCheck*>(palloc0(sizeof(BoxCheck) * Max(st->n_boxes, 1)));
       for (int k = 0; k < st->n_boxes; ++k) {
@@ -1409,7 +1441,10 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   ExplainPropertyInteger("Box Clauses Decided Natively", nullptr, st->n_boxes, es);
   ExplainPropertyText("Inner Storage", st->inner.spilled ? "disk" : "memory", es);
   ExplainPropertyInteger("Inner Bytes", "kB", static_cast<int64>(st->inner.bytes / 1024), es);
-  ExplainPropertyText("Outer Storage", st->outer.spilled ? "disk" : "memory", es);
+  ExplainPropertyText("Outer Storage",
+                      st->outer_shared ? "the inner side's rows"
+                                       : st->outer.spilled ? "disk" : "memory",
+                      es);
   ExplainPropertyInteger("Outer Bytes", "kB", static_cast<int64>(st->outer.bytes / 1024), es);
 }
 

@@ -37,14 +37,15 @@ fi
 
 if [[ $steps == *" bench1m "* ]]; then
   # bench/sql/customscan_1m.sql with the engine on the GPU: the custom scan against PostgreSQL's
-  # own plan on 1M-row sets (SETS_NATIVE), the custom scan alone on SETS_CUSTOM.
+  # own plan on 1M-row sets (SETS_NATIVE), the custom scan alone on SETS_CUSTOM. BENCH1M_OPTS:
+  # more psql options for the script (e.g. "-v pairs=off -v analyze=on").
   for set in ${SETS_NATIVE-uniform3 places}; do
-    PGOPTIONS="-c simjoin.device=gpu" psql -X -v set=$set -f bench/sql/customscan_1m.sql 2>&1 |
+    PGOPTIONS="-c simjoin.device=gpu" psql -X -v set=$set ${BENCH1M_OPTS:-} -f bench/sql/customscan_1m.sql 2>&1 |
       grep -vE "^(SET|DROP|CREATE|COPY [0-9]|ANALYZE|VACUUM)" > "$OUT/bench1m-$set.txt"
     cat "$OUT/bench1m-$set.txt"
   done
   for set in ${SETS_CUSTOM-cluster16}; do
-    PGOPTIONS="-c simjoin.device=gpu" psql -X -v set=$set -v native=off -f bench/sql/customscan_1m.sql 2>&1 |
+    PGOPTIONS="-c simjoin.device=gpu" psql -X -v set=$set -v native=off ${BENCH1M_OPTS:-} -f bench/sql/customscan_1m.sql 2>&1 |
       grep -vE "^(SET|DROP|CREATE|COPY [0-9]|ANALYZE|VACUUM)" > "$OUT/bench1m-$set.txt"
     cat "$OUT/bench1m-$set.txt"
   done

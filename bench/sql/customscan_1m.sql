@@ -4,7 +4,9 @@
 --   psql -v set=cluster16 -f bench/sql/customscan_1m.sql  16-D clustered points, cube
 -- Run from the repository's root (places reads demo/data/cities500.csv.gz with \copy).
 -- Optional: -v n=N (rows; places: copies of each place instead, default 5), -v eps=E,
--- -v native=off (skip PostgreSQL's own plan), -v custom=off, -v keep=on (keep the table).
+-- -v native=off (skip PostgreSQL's own plan), -v custom=off, -v keep=on (keep the table),
+-- -v pairs=off (count(*) only, no "all pairs" queries), -v analyze=on (EXPLAIN ANALYZE of the
+-- custom scan's count(*) queries with the engine's phases, after the timed runs).
 -- Needs: simjoin, cube, postgis (places only). Every query runs with work_mem 256MB and no JIT;
 -- PostgreSQL may use its default 2 parallel workers (its best plan here). Native queries stop
 -- at statement_timeout 600 s. The custom scan's queries run three times, the native ones once.
@@ -26,6 +28,14 @@
 \if :{?keep}
 \else
 \set keep off
+\endif
+\if :{?pairs}
+\else
+\set pairs on
+\endif
+\if :{?analyze}
+\else
+\set analyze off
 \endif
 SELECT :'set' = 'places' AS is_places, :'set' = 'uniform3' AS is_uniform3,
        :'set' = 'cluster16' AS is_cluster16,
@@ -122,22 +132,32 @@ SELECT count(*) AS custom_count FROM bm_data a JOIN bm_data b ON :cond;
 SELECT count(*) AS custom_count FROM bm_data a JOIN bm_data b ON :cond;
 SELECT count(*) AS custom_count FROM bm_data a JOIN bm_data b ON :cond \gset
 \timing off
+\if :pairs
 \echo '== custom scan, all pairs with both rows'' columns'
 \timing on
 COPY (SELECT a.*, b.* FROM bm_data a JOIN bm_data b ON :cond) TO '/dev/null';
 COPY (SELECT a.*, b.* FROM bm_data a JOIN bm_data b ON :cond) TO '/dev/null';
 COPY (SELECT a.*, b.* FROM bm_data a JOIN bm_data b ON :cond) TO '/dev/null';
 \timing off
+\endif
 \echo '== custom scan, count(*), ' :cond_v
 EXPLAIN (COSTS OFF) SELECT count(*) FROM bm_data a JOIN bm_data b ON :cond_v;
 \timing on
 SELECT count(*) AS custom_v_count FROM bm_data a JOIN bm_data b ON :cond_v;
 SELECT count(*) AS custom_v_count FROM bm_data a JOIN bm_data b ON :cond_v;
 SELECT count(*) AS custom_v_count FROM bm_data a JOIN bm_data b ON :cond_v \gset
+\if :pairs
 COPY (SELECT a.*, b.* FROM bm_data a JOIN bm_data b ON :cond_v) TO '/dev/null';
 COPY (SELECT a.*, b.* FROM bm_data a JOIN bm_data b ON :cond_v) TO '/dev/null';
 COPY (SELECT a.*, b.* FROM bm_data a JOIN bm_data b ON :cond_v) TO '/dev/null';
+\endif
 \timing off
+\if :analyze
+SET simjoin.explain_machine_details = on;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM bm_data a JOIN bm_data b ON :cond;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM bm_data a JOIN bm_data b ON :cond_v;
+RESET simjoin.explain_machine_details;
+\endif
 RESET simjoin.enable_customscan;
 \endif
 
@@ -149,11 +169,13 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM bm_data a JOIN bm_data b ON :cond;
 \timing on
 SELECT count(*) AS native_count FROM bm_data a JOIN bm_data b ON :cond \gset
 \timing off
+\if :pairs
 \echo '== PostgreSQL''s own plan, all pairs with both rows'' columns'
 EXPLAIN (COSTS OFF) SELECT a.*, b.* FROM bm_data a JOIN bm_data b ON :cond;
 \timing on
 COPY (SELECT a.*, b.* FROM bm_data a JOIN bm_data b ON :cond) TO '/dev/null';
 \timing off
+\endif
 RESET statement_timeout;
 RESET simjoin.enable_customscan;
 \endif

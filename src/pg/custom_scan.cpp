@@ -341,15 +341,22 @@ void join_pathlist_hook(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* oute
   cpp_guard([&] { add_similarity_join_path(root, joinrel, outerrel, innerrel, extra); });
 }
 
-// Whether both children return the same rows in the same form: sequential scans of one table
-// with the same filter and target list (a self-join), nothing volatile, no row locking (whose
-// EvalPlanQual rechecks replace each table's rows on their own). Under one snapshot both scans
-// see the same rows, so the executor reads the table once and uses its rows for both sides.
-// The key expressions must read the same column of each.
+// Whether a child returns the same rows each time it is read within the query: a sequential
+// scan of a table (one snapshot) with nothing volatile, and no row locking (whose EvalPlanQual
+// rechecks replace rows). The executor may then keep less of it and read it again if needed.
+bool rereadable_scan(PlannerInfo* root, Plan* plan) {
+  return IsA(plan, SeqScan) && root->rowMarks == NIL &&
+         !contain_volatile_functions(
+             reinterpret_cast<Node*>(list_make2(plan->qual, plan->targetlist)));
+}
+
+// Whether both children return the same rows in the same form: rereadable sequential scans of
+// one table with the same filter and target list (a self-join). Under one snapshot both see
+// the same rows, so the executor reads the table once and uses its rows for both sides. The key
+// expressions must read the same column of each.
 bool same_scan(PlannerInfo* root, Plan* outer_plan, Plan* inner_plan, Expr* outer_key,
                Expr* inner_key) {
-  if (!IsA(outer_plan, SeqScan) || !IsA(inner_plan, SeqScan) || root->rowMarks != NIL)
-    return false;
+  if (!rereadable_scan(root, outer_plan) || !rereadable_scan(root, inner_plan)) return false;
   const Index outer_rti = reinterpret_cast<Scan*>(outer_plan)->scanrelid;
   const Index inner_rti = reinterpret_cast<Scan*>(inner_plan)->scanrelid;
   RangeTblEntry* outer_rte = planner_rt_fetch(outer_rti, root);
@@ -362,10 +369,7 @@ bool same_scan(PlannerInfo* root, Plan* outer_plan, Plan* inner_plan, Expr* oute
     ChangeVarNodes(copy, inner_rti, outer_rti, 0);
     return copy;
   };
-  Node* outer_parts = reinterpret_cast<Node*>(
-      list_make3(outer_plan->qual, outer_plan->targetlist, outer_key));
-  return !contain_volatile_functions(outer_parts) &&
-         equal(as_outer(inner_plan->qual), outer_plan->qual) &&
+  return equal(as_outer(inner_plan->qual), outer_plan->qual) &&
          equal(as_outer(inner_plan->targetlist), outer_plan->targetlist) &&
          equal(as_outer(inner_key), outer_key);
 }
@@ -451,6 +455,7 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   priv = lappend(priv, makeInteger(same_scan(root, outer_plan, inner_plan,
                                              static_cast<Expr*>(linitial(exprs)),
                                              static_cast<Expr*>(lsecond(exprs)))));
+  priv = lappend(priv, makeInteger(rereadable_scan(root, inner_plan)));
   priv = lappend(priv, makeInteger(list_length(box_private) / 2));
   priv = list_concat(priv, box_private);
   cscan->custom_private = priv;

@@ -130,6 +130,8 @@ struct Side {
   // but through values[]) and the columns an engine pair needs are by value and take no more
   // memory than the row's coordinates, which are kept in memory anyway (values_only_side).
   bool values_only;
+  bool values_by_row;  // values[] are indexed by row, not yet by point (values_by_point)
+  bool ordered;        // the points are in space order (order_points)
 };
 
 // A cube box clause (cube_enlarge(x, r, n) @> y) decided natively on the engine's pairs.
@@ -147,6 +149,8 @@ struct SimJoinState {
   FormInfo form;
   bool strict;          // the distance clause is dist < eps
   bool same_scan;       // both children return the same rows: the outer side copies the inner's
+  bool inner_rereadable;   // the inner child returns the same rows when read again
+  bool inner_needs_tuples;  // a wild row was met: the inner side keeps every tuple from now on
   bool outer_shared;    // this scan's outer side is that copy (EXPLAIN)
   int distance_qual;    // its position in the plan's qual when the engine is exact, else -1
   ExprState* engine_qual;  // checked on the engine's pairs (without the distance clause if exact)
@@ -411,6 +415,8 @@ void reset_side(Side* side) {
   side->isnull = nullptr;
   side->values_cap = 0;
   side->values_only = false;
+  side->values_by_row = false;
+  side->ordered = false;
   side->tuples = nullptr;
   side->offsets = nullptr;
   side->points = nullptr;
@@ -425,11 +431,18 @@ void reset_side(Side* side) {
 }
 
 // Whether a side may keep only its wild rows' tuples and the needed columns of the others
-// (Side::values_only). Decided before the outer side is read, once the inner side is complete.
+// (Side::values_only). The outer side: decided once the inner side is complete (no wild inner
+// row: no pair reads an outer row's tuple). The inner side: when its child can be read again
+// (inner_rereadable), since a wild row on either side pairs with every inner row's tuple; the
+// executor then reads it again with its tuples (reread_inner_with_tuples).
 bool values_only_side(const SimJoinState* st, const Side* side, PlanState* child, bool force_wild) {
-  if (side != &st->outer || force_wild || st->inner.n_wild > 0 || st->ref.dim <= 0) return false;
+  if (force_wild || st->all_wild) return false;
+  if (side == &st->outer ? st->inner.n_wild > 0 || st->ref.dim <= 0
+                         : !st->inner_rereadable || st->inner_needs_tuples)
+    return false;
+  const Size dim = static_cast<Size>(st->ref.dim > 0 ? st->ref.dim : 1);
   const Size per_row = static_cast<Size>(side->n_need) * (sizeof(Datum) + sizeof(bool));
-  if (per_row > sizeof(double) * static_cast<Size>(st->ref.dim) + sizeof(uint32)) return false;
+  if (per_row > sizeof(double) * dim + sizeof(uint32)) return false;
   TupleDesc desc = ExecGetResultType(child);
   for (int c = 0; c < side->n_need; ++c)
     if (side->need[c] >= desc->natts || !TupleDescAttr(desc, side->need[c])->attbyval)
@@ -478,8 +491,9 @@ void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool w
 }
 
 // Reads a child completely. force_wild (the outer side when every pair goes to the recheck):
-// every row with a key is wild, and not counted as such.
-void load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild) {
+// every row with a key is wild, and not counted as such. Returns false, the side incomplete,
+// when a values_only inner side meets a wild row (its tuples are needed: load_inner).
+bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild) {
   side->values_only = values_only_side(st, side, child, force_wild);
   for (;;) {
     TupleTableSlot* slot = ExecProcNode(child);
@@ -489,6 +503,7 @@ void load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, b
     if (status == kNullKey) continue;  // never satisfies a strict distance
     const uint32 row = side->n;
     if (force_wild) status = KEY_WILD;
+    if (status == KEY_WILD && side->values_only && side == &st->inner) return false;
     if (side->values_only)
       store_row_values(st, side, slot, status == KEY_WILD);
     else
@@ -513,6 +528,23 @@ void load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, b
     }
   }
   side->loaded = true;
+  side->values_by_row = side->values != nullptr;
+  return true;
+}
+
+// Reads the inner child again, keeping every tuple: a wild row on either side pairs with every
+// inner row (next_candidate's phase 1), which a values_only inner side did not keep. The child
+// returns the same rows (inner_rereadable), so the rows, points and wild rows come out the same.
+void reread_inner_with_tuples(SimJoinState* st) {
+  st->inner_needs_tuples = true;
+  st->wild_rows -= st->inner.n_wild;
+  reset_side(&st->inner);
+  ExecReScan(st->inner_ps);
+  load_side(st, &st->inner, st->inner_ps, st->inner_key, false);
+}
+
+void load_inner(SimJoinState* st) {
+  if (!load_side(st, &st->inner, st->inner_ps, st->inner_key, false)) reread_inner_with_tuples(st);
 }
 
 // The outer side of a self-join whose children scan the same rows (same_scan): the inner side's
@@ -535,7 +567,15 @@ void copy_inner_side(SimJoinState* st) {
   to->n_wild = to->wild_cap = from->n_wild;
   to->wild = static_cast<uint32*>(copy(from->wild, sizeof(uint32) * from->n_wild));
   to->bytes = 0;  // no tuple of its own
-  to->values_only = false;
+  to->values_only = from->values_only;
+  to->values_by_row = from->values_by_row;
+  to->ordered = from->ordered;
+  if (from->values) {  // a values_only side's needed columns, in row order (values_by_point)
+    const Size cells = static_cast<Size>(from->values_cap) * from->n_need;
+    to->values = static_cast<Datum*>(copy(from->values, sizeof(Datum) * cells));
+    to->isnull = static_cast<bool*>(copy(from->isnull, sizeof(bool) * cells));
+    to->values_cap = from->values_cap;
+  }
   to->loaded = true;
   st->wild_rows += from->n_wild;
 }
@@ -610,7 +650,7 @@ void deform_side(SimJoinState* st, Side* side, TupleTableSlot* slot) {
 // in the order of the points (the index the engine's pairs use).
 void values_by_point(SimJoinState* st, Side* side) {
   const int k = side->n_need;
-  if (!side->values_only || k == 0 || side->values == nullptr) return;
+  if (!side->values_by_row || k == 0 || side->values == nullptr) return;
   const Size cells = static_cast<Size>(std::max<uint32>(side->n_points, 1)) * k;
   Datum* values = static_cast<Datum*>(MemoryContextAllocHuge(st->arrays_mcxt, cells * sizeof(Datum)));
   bool* isnull = static_cast<bool*>(MemoryContextAllocHuge(st->arrays_mcxt, cells * sizeof(bool)));
@@ -624,6 +664,7 @@ void values_by_point(SimJoinState* st, Side* side) {
   side->values = values;
   side->isnull = isnull;
   side->values_cap = std::max<uint32>(side->n_points, 1);
+  side->values_by_row = false;
 }
 
 // Reorders a side's points (with point_row) along a Z-order curve over its up to three widest
@@ -638,7 +679,8 @@ void values_by_point(SimJoinState* st, Side* side) {
 void order_points(SimJoinState* st, Side* side) {
   const uint32 n = side->n_points;
   const int dim = st->ref.dim;
-  if (n < 2 || dim <= 0) return;
+  if (side->ordered || n < 2 || dim <= 0) return;
+  side->ordered = true;  // once: a side kept over rescans is not reordered
   double* lo = static_cast<double*>(palloc(sizeof(double) * dim));
   double* hi = static_cast<double*>(palloc(sizeof(double) * dim));
   for (int d = 0; d < dim; ++d) lo[d] = hi[d] = side->points[d];
@@ -715,6 +757,22 @@ void order_points(SimJoinState* st, Side* side) {
   pfree(side->point_row);
   side->points = points;
   side->point_row = point_row;
+  const int k = side->n_need;
+  if (side->values && !side->values_by_row && k > 0) {
+    // deformed by an earlier scan in the old order of the points: the same permutation
+    Datum* values = static_cast<Datum*>(MemoryContextAllocHuge(st->arrays_mcxt, sizeof(Datum) * k * Size(n)));
+    bool* isnull = static_cast<bool*>(MemoryContextAllocHuge(st->arrays_mcxt, sizeof(bool) * k * Size(n)));
+    for (uint32 j = 0; j < n; ++j) {
+      const Size from = static_cast<Size>(static_cast<uint32>(keys[j])) * k;
+      std::memcpy(values + static_cast<Size>(j) * k, side->values + from, sizeof(Datum) * k);
+      std::memcpy(isnull + static_cast<Size>(j) * k, side->isnull + from, sizeof(bool) * k);
+    }
+    pfree(side->values);
+    pfree(side->isnull);
+    side->values = values;
+    side->isnull = isnull;
+    side->values_cap = n;
+  }
   pfree(keys);
   pfree(scratch);
   pfree(counts);
@@ -983,13 +1041,16 @@ void start_scan(SimJoinState* st) {
     boxes_null = boxes_null || r_null || n_null;
     st->boxes[k].r_value = r_null ? 0.0 : DatumGetFloat8(r);
   }
-  if (!st->inner.loaded) load_side(st, &st->inner, st->inner_ps, st->inner_key, false);
+  if (!st->inner.loaded) load_inner(st);
   if (st->inner.n == 0) {  // nothing to join: the outer side is not read at all
     st->finished = true;
     return;
   }
   st->outer_shared = st->same_scan && !st->all_wild && !st->inner.file;
-  if (!st->outer_shared) load_side(st, &st->outer, st->outer_ps, st->outer_key, st->all_wild);
+  if (!st->outer_shared) {
+    load_side(st, &st->outer, st->outer_ps, st->outer_key, st->all_wild);
+    if (st->inner.values_only && st->outer.n_wild > 0) reread_inner_with_tuples(st);
+  }
   st->bound = st->distance_qual >= 0 ? exact_bound(st->eps, st->strict)
                                      : engine_bound(st->form, st->eps, st->ref.dim);
   st->use_engine = !st->all_wild && !std::isnan(st->bound) && !boxes_null;
@@ -1000,6 +1061,7 @@ void start_scan(SimJoinState* st) {
     copy_inner_side(st);  // in the inner side's order
   else if (ordered)
     order_points(st, &st->outer);
+  values_by_point(st, &st->inner);
   values_by_point(st, &st->outer);
   deform_side(st, &st->inner, st->inner_slot);
   deform_side(st, &st->outer, st->outer_slot);
@@ -1249,6 +1311,7 @@ Node* create_state(CustomScan* cscan) {
       st->distance_qual = private_int(priv, PRIV_DISTANCE_QUAL);
       st->strict = private_int(priv, PRIV_STRICT) != 0;
       st->same_scan = private_int(priv, PRIV_SAME_SCAN) != 0;
+      st->inner_rereadable = private_int(priv, PRIV_INNER_REREADABLE) != 0;
       st->n_boxes = private_int(priv, PRIV_BOX_COUNT);
       st->boxes = static_cast<BoxCheck*>(palloc0(sizeof(BoxCheck) * Max(st->n_boxes, 1)));
       for (int k = 0; k < st->n_boxes; ++k) {

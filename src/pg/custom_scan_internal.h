@@ -126,6 +126,7 @@ enum PrivateIndex {
   PRIV_DISTANCE_QUAL,  // position of the distance clause in the qual; -1: check every clause
   PRIV_STRICT,         // the distance clause is dist < eps
   PRIV_SAME_SCAN,      // both children scan the same rows (same_scan in custom_scan.cpp)
+  PRIV_INNER_REREADABLE,  // the inner child returns the same rows when read again
   PRIV_BOX_COUNT,      // cube box clauses decided natively; then per clause: position in the
   PRIV_COUNT           // qual, and 0 if the outer key is enlarged (1: the inner key)
 };

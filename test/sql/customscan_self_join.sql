@@ -65,4 +65,31 @@ SELECT pg_temp.cs_explain('SELECT a.id, b.id, a.w, b.w FROM sj a JOIN sj b
 SELECT * FROM pg_temp.cs_compare('SELECT a.id AS a, b.id AS b, a.w AS aw, b.w AS bw
   FROM sj a JOIN sj b ON a.v <-> b.v <= 0.3');
 RESET work_mem;
-DROP TABLE sj;
+
+-- The inner side keeps no tuple where pairs read only its by-value columns and its scan can
+-- be read again ("Inner Bytes: 0"); a wild row on either side makes the executor read it
+-- again with its tuples (the inner scan's loops = 2).
+CREATE TABLE sj_clean AS SELECT id, grp, v, w FROM sj WHERE id < 9000;
+ANALYZE sj_clean;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM sj_clean a JOIN sj_clean b
+  ON a.v <-> b.v <= 0.3', 'Inner Bytes') AS clean_inner_bytes;
+SELECT * FROM pg_temp.cs_compare('SELECT a.id AS a, b.id AS b, b.grp AS g
+  FROM sj_clean a JOIN sj_clean b ON a.v <-> b.v <= 0.3');
+-- wild rows in the outer side (either side of the FROM list): the inner side is read again
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT count(*) FROM sj_clean a JOIN sj b ON a.v <-> b.v <= 0.3;
+SELECT * FROM pg_temp.cs_compare('SELECT a.id AS a, b.id AS b, b.grp AS g
+  FROM sj_clean a JOIN sj b ON a.v <-> b.v <= 0.3');
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT count(*) FROM sj a JOIN sj_clean b ON a.v <-> b.v <= 0.3;
+SELECT * FROM pg_temp.cs_compare('SELECT a.id AS a, b.id AS b, b.grp AS g
+  FROM sj a JOIN sj_clean b ON a.v <-> b.v <= 0.3');
+-- rescans of a values only inner side with eps changing: skipped, unordered, then ordered
+SELECT * FROM pg_temp.cs_compare('SELECT e, (SELECT sum(a.id * 3 + b.id) FROM sj_clean a
+  JOIN sj_clean b ON a.v <-> b.v <= e AND a.grp < b.grp) AS s
+  FROM (VALUES (-1::float8), (0.1), (0.3), (0.1)) AS t(e)');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+DROP TABLE sj, sj_clean;

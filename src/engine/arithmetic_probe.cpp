@@ -95,6 +95,20 @@ bool distance_agrees(Metric metric, ForeignDistance foreign, void* context) {
   return true;
 }
 
+bool within_agrees(Metric metric, std::size_t dim, ForeignWithin foreign, void* context) {
+  double a[kProbeMaxDim], b[kProbeMaxDim];
+  ProbeRandom rng{0x3171u + static_cast<std::uint64_t>(metric)};
+  if (dim == 0 || dim > kProbeMaxDim) return false;
+  const int cases = kCasesPerDim * static_cast<int>(sizeof kProbeDims / sizeof kProbeDims[0]);
+  for (int c = 0; c < cases; ++c) {
+    distance_case(rng, dim, a, b);
+    const double d = exact_distance(a, b, dim, metric);
+    if (!foreign(a, b, dim, d, context)) return false;
+    if (d > 0 && foreign(a, b, dim, std::nextafter(d, 0.0), context)) return false;
+  }
+  return true;
+}
+
 bool box_test_agrees(ForeignBoxTest foreign, void* context) {
   double a[kProbeMaxDim], b[kProbeMaxDim];
   ProbeRandom rng{0xb0c5u};

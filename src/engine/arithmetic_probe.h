@@ -29,8 +29,16 @@ using ForeignDistance = double (*)(const double* a, const double* b, std::size_t
 using ForeignBoxTest = bool (*)(const double* a, const double* b, std::size_t dim, double r,
                                 void* context);
 
+// The other implementation's predicate  dist(a, b) <= eps  (PostGIS's ST_DWithin, say).
+using ForeignWithin = bool (*)(const double* a, const double* b, std::size_t dim, double eps,
+                               void* context);
+
 // Whether foreign returns exact_distance(a, b, dim, metric) bit for bit on every probe input.
 bool distance_agrees(Metric metric, ForeignDistance foreign, void* context);
+// Whether foreign decides  dist(a, b) <= eps  as exact_distance does on every probe input of
+// dimension dim, at eps = the distance itself (true) and the next double below it (false): where
+// it does, its distance is simjoin's on those inputs.
+bool within_agrees(Metric metric, std::size_t dim, ForeignWithin foreign, void* context);
 // Whether foreign returns in_enlarged_box(a, b, dim, r) on every probe input.
 bool box_test_agrees(ForeignBoxTest foreign, void* context);
 

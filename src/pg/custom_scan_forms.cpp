@@ -2,7 +2,7 @@
 // catalogs (never by fixed OIDs), and the readers of their key values.
 #include "custom_scan_internal.h"
 
-#include "cube_probe.h"
+#include "operator_probe.h"
 
 extern "C" {
 #include "access/genam.h"
@@ -46,6 +46,9 @@ bool forms_valid = false;
 // each rebuild of the forms, when a plan first asks).
 CubeFunctions cube_functions;
 enum class Probe { Unknown, Match, Differ } cube_probe = Probe::Unknown;
+// PostGIS's likewise.
+PostgisFunctions postgis_functions;
+Probe postgis_probe = Probe::Unknown;
 
 void add_form(Oid funcid, KeyKind kind, Metric metric, bool cosine = false, bool dwithin = false,
               bool float32 = false) {
@@ -109,6 +112,8 @@ void build_forms() {
     cube_functions = CubeFunctions{{InvalidOid, InvalidOid, InvalidOid}, InvalidOid, InvalidOid,
                                    InvalidOid};
     cube_probe = Probe::Unknown;
+    postgis_functions = PostgisFunctions{InvalidOid, InvalidOid};
+    postgis_probe = Probe::Unknown;
     // simjoin's own operators and functions on real[] and float8[].
     Oid nsp = extension_schema("simjoin");
     if (OidIsValid(nsp)) {
@@ -158,8 +163,11 @@ void build_forms() {
       const Oid geom = type_in(nsp, "geometry");
       if (OidIsValid(geom)) {
         const Oid args[3] = {geom, geom, FLOAT8OID};
-        add_form(function_oid(get_namespace_name(nsp), "st_dwithin", 3, args), KEY_GEOMETRY,
-                 Metric::Euclidean, false, true, false);
+        const Oid xy[2] = {FLOAT8OID, FLOAT8OID};
+        const char* nspname = get_namespace_name(nsp);
+        postgis_functions.dwithin = function_oid(nspname, "st_dwithin", 3, args);
+        postgis_functions.make_point = function_oid(nspname, "st_makepoint", 2, xy);
+        add_form(postgis_functions.dwithin, KEY_GEOMETRY, Metric::Euclidean, false, true, false);
       }
     }
   }
@@ -428,11 +436,16 @@ void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out)
 
 bool engine_is_exact(const FormInfo& form) {
   if (form.kind == KEY_FLOAT_ARRAY) return true;
-  if (form.kind != KEY_CUBE) return false;
+  if (form.kind != KEY_CUBE && form.kind != KEY_GEOMETRY) return false;
   if (!forms_valid) build_forms();
-  if (cube_probe == Probe::Unknown)
-    cube_probe = cube_functions_match(cube_functions) ? Probe::Match : Probe::Differ;
-  return cube_probe == Probe::Match;
+  if (form.kind == KEY_CUBE) {
+    if (cube_probe == Probe::Unknown)
+      cube_probe = cube_functions_match(cube_functions) ? Probe::Match : Probe::Differ;
+    return cube_probe == Probe::Match;
+  }
+  if (postgis_probe == Probe::Unknown)
+    postgis_probe = postgis_dwithin_matches(postgis_functions) ? Probe::Match : Probe::Differ;
+  return postgis_probe == Probe::Match;
 }
 
 CubeBoxRole cube_box_role(Oid funcid) {

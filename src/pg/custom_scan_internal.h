@@ -76,8 +76,9 @@ void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out)
 // simjoin's own operators and functions on real[] / float8[] compute exact_distance (distance.h)
 // on the same doubles, so the engine run at exact_bound() returns exactly the pairs the clause
 // accepts, and the clause needs no recheck on them. So do contrib cube's distances on point
-// cubes where the installed cube passes the arithmetic probe (cube_probe.h: its formula is
-// simjoin's, but a build that fuses multiply-adds or reorders sums would round differently).
+// cubes and PostGIS's ST_DWithin on 2-D points where the installed extension passes the
+// arithmetic probe (operator_probe.h: their formulas are simjoin's, but a build that fuses
+// multiply-adds or reorders sums, or a version that computes otherwise, would round differently).
 // Call inside cpp_guard (the probe calls cube).
 bool engine_is_exact(const FormInfo& form);
 

@@ -149,6 +149,31 @@ TEST(ArithmeticProbe, BoxTestCatchesOtherRoundings) {
   EXPECT_FALSE(box_test_agrees(no_midpoint_box, nullptr));
 }
 
+// ST_DWithin-style predicates: PostGIS's formulation (p2 - p1, sqrt of the sum) agrees; hypot
+// (correctly rounded or nearly so, not sqrt of a rounded sum) and a fused sum do not.
+bool sqrt_within(const double* a, const double* b, std::size_t, double eps, void*) {
+  const double h = b[0] - a[0], v = b[1] - a[1];
+  return eps >= std::sqrt(h * h + v * v);
+}
+bool hypot_within(const double* a, const double* b, std::size_t, double eps, void*) {
+  return eps >= std::hypot(b[0] - a[0], b[1] - a[1]);
+}
+bool fused_within(const double* a, const double* b, std::size_t, double eps, void*) {
+  const double h = b[0] - a[0], v = b[1] - a[1];
+  return eps >= std::sqrt(std::fma(v, v, h * h));
+}
+bool strict_within(const double* a, const double* b, std::size_t dim, double eps, void*) {
+  return cube_euclidean(a, b, dim, nullptr) < eps;
+}
+
+TEST(ArithmeticProbe, WithinAcceptsTheSameDistanceAndCatchesOthers) {
+  EXPECT_TRUE(within_agrees(Metric::Euclidean, 2, sqrt_within, nullptr));
+  EXPECT_FALSE(within_agrees(Metric::Euclidean, 2, hypot_within, nullptr));
+  EXPECT_FALSE(within_agrees(Metric::Euclidean, 2, fused_within, nullptr));
+  EXPECT_FALSE(within_agrees(Metric::Euclidean, 2, strict_within, nullptr));
+  EXPECT_FALSE(within_agrees(Metric::Euclidean, 0, sqrt_within, nullptr));
+}
+
 // A foreign callback's exception leaves the probe (the PostgreSQL glue turns errors into them).
 double throwing_distance(const double*, const double*, std::size_t, void*) {
   throw std::runtime_error("foreign failure");

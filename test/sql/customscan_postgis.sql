@@ -32,6 +32,26 @@ SELECT * FROM pg_temp.cs_compare(
   'SELECT x.id AS a, y.id AS b FROM cs_places x JOIN cs_places y ON ST_DWithin(x.g, y.g, 0.3)');
 SELECT pg_temp.cs_explain('SELECT p.id, s.id FROM cs_places p JOIN cs_shops s
                            ON ST_DWithin(p.g, s.g, 1)', 'Wild Rows') AS wild_rows;
+-- Where the installed PostGIS computes a point distance as simjoin does (the arithmetic
+-- probe, src/engine/arithmetic_probe.h: sqrt(dx * dx + dy * dy), no fused multiply-add), the
+-- engine decides ST_DWithin on two points itself; lattice pairs at exactly eps (3-4-5 and
+-- 0.1-steps) and random points at small and large scales agree with PostGIS's own plan.
+SELECT pg_temp.cs_explain('SELECT p.id, s.id FROM cs_places p JOIN cs_shops s
+                           ON ST_DWithin(p.g, s.g, 1)', 'Distance Clause') AS distance_clause;
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT x.id AS a, y.id AS b FROM cs_places x JOIN cs_shops y ON ST_DWithin(x.g, y.g, 0.5)
+     AND x.id % 3 <> y.id % 3');
+CREATE TABLE cs_scaled (id int, s float8, g geometry);
+INSERT INTO cs_scaled SELECT i, s, ST_SetSRID(ST_MakePoint(random() * s, random() * s), 3857)
+  FROM generate_series(1, 1200) i, (VALUES (1e-3::float8), (1e6)) AS t(s);
+ANALYZE cs_scaled;
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT x.id AS a, y.id AS b FROM (SELECT * FROM cs_scaled WHERE s < 1) x
+     JOIN (SELECT * FROM cs_scaled WHERE s < 1) y ON ST_DWithin(x.g, y.g, 3e-5)');
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT x.id AS a, y.id AS b FROM (SELECT * FROM cs_scaled WHERE s > 1) x
+     JOIN (SELECT * FROM cs_scaled WHERE s > 1) y ON ST_DWithin(x.g, y.g, 3e4)');
+DROP TABLE cs_scaled;
 -- A negative eps is PostGIS's error in both plans.
 SELECT count(*) FROM cs_places p JOIN cs_shops s ON ST_DWithin(p.g, s.g, -1);
 SET simjoin.enable_customscan = off;

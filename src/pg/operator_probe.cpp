@@ -1,4 +1,4 @@
-#include "cube_probe.h"
+#include "operator_probe.h"
 
 #include "arithmetic_probe.h"
 #include "pg_guard.h"
@@ -61,7 +61,43 @@ bool cube_box_call(const double* a, const double* b, std::size_t dim, double r, 
   });
 }
 
+struct DwithinCalls {
+  FmgrInfo make_point;
+  FmgrInfo dwithin;
+  MemoryContext scratch;
+};
+
+bool dwithin_call(const double* a, const double* b, std::size_t, double eps, void* context) {
+  DwithinCalls* calls = static_cast<DwithinCalls*>(context);
+  return pg_call([&] {
+    MemoryContext old = MemoryContextSwitchTo(calls->scratch);
+    const Datum p = FunctionCall2Coll(&calls->make_point, InvalidOid, Float8GetDatum(a[0]),
+                                      Float8GetDatum(a[1]));
+    const Datum q = FunctionCall2Coll(&calls->make_point, InvalidOid, Float8GetDatum(b[0]),
+                                      Float8GetDatum(b[1]));
+    const bool within =
+        DatumGetBool(FunctionCall3Coll(&calls->dwithin, InvalidOid, p, q, Float8GetDatum(eps)));
+    MemoryContextSwitchTo(old);
+    MemoryContextReset(calls->scratch);
+    return within;
+  });
+}
+
 }  // namespace
+
+bool postgis_dwithin_matches(const PostgisFunctions& functions) {
+  if (!OidIsValid(functions.make_point) || !OidIsValid(functions.dwithin)) return false;
+  DwithinCalls calls;
+  pg_call([&] {
+    calls.scratch = AllocSetContextCreate(CurrentMemoryContext, "simjoin postgis probe",
+                                          ALLOCSET_SMALL_SIZES);
+    fmgr_info(functions.make_point, &calls.make_point);
+    fmgr_info(functions.dwithin, &calls.dwithin);
+  });
+  const bool match = within_agrees(Metric::Euclidean, 2, dwithin_call, &calls);
+  pg_call([&] { MemoryContextDelete(calls.scratch); });
+  return match;
+}
 
 bool cube_functions_match(const CubeFunctions& functions) {
   for (Oid f : functions.distance)

@@ -3,7 +3,8 @@
 # .device (PostgreSQL bundle from ../shared/device/pack), .device-gtest (GoogleTest sources) and
 # optionally .device-postgis (PostGIS's shared libraries): builds and installs simjoin with CUDA,
 # runs every test with simjoin.device = gpu, then the SQL-level benchmarks. Output under $OUT.
-#   scripts/device_pg_check.sh [build] [tests] [bench] [bench1m]   (no argument: tests and bench)
+#   scripts/device_pg_check.sh [build] [tests] [bench] [bench1m] [bench1m-repeat]
+#                                                                  (no argument: tests and bench)
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-logs}
@@ -49,6 +50,28 @@ if [[ $steps == *" bench1m "* ]]; then
       grep -vE "^(SET|DROP|CREATE|COPY [0-9]|ANALYZE|VACUUM)" > "$OUT/bench1m-$set.txt"
     cat "$OUT/bench1m-$set.txt"
   done
+fi
+
+if [[ $steps == *" bench1m-repeat "* ]]; then
+  # uniform3 (1M 3-D points, cube and float8[] columns) built once by customscan_1m.sql, then
+  # ROUNDS rounds of the cube count(*) query, interleaved: the custom scan with the engine on
+  # the GPU and on the CPU (all cores), three runs per session (the first pays the session's
+  # CUDA start), and PostgreSQL's own plan once.
+  psql -X -q -v set=uniform3 -v pairs=off -v native=off -v keep=on \
+    -f bench/sql/customscan_1m.sql > /dev/null 2>&1
+  query="SELECT count(*) FROM bm_data a JOIN bm_data b ON cube_enlarge(a.c, 1, 3) @> b.c AND a.c <-> b.c <= 1"
+  run_query() {  # $1: custom scan on|off, $2: simjoin.device, $3: runs
+    local args=(-X -c "LOAD 'simjoin'" -c "SET work_mem = '256MB'" -c "SET jit = off"
+                -c "SET simjoin.enable_customscan = $1" -c "SET simjoin.device = $2" -c '\timing on')
+    for _ in $(seq "$3"); do args+=(-c "$query"); done
+    psql "${args[@]}" 2>&1 | grep -E "Time|^ +[0-9]+$" | tr '\n' ' '
+    echo
+  }
+  for round in $(seq "${ROUNDS:-3}"); do
+    echo "round $round gpu: $(run_query on gpu 3)"
+    echo "round $round cpu: $(run_query on cpu 3)"
+    echo "round $round native: $(run_query off auto 1)"
+  done | tee "$OUT/bench1m-repeat.txt"
 fi
 
 if [[ $steps == *" bench "* ]]; then

@@ -6,8 +6,10 @@
 // estimate of the result size. The plan keeps every clause of the join in its qual: the executor
 // (custom_scan_exec.cpp) produces candidate pairs with the engine and checks each with those
 // clauses, so the rows are exactly those of PostgreSQL's own plans. For simjoin's own distances
-// the engine's pairs are exactly those the distance clause accepts, and only the other clauses
-// are checked on them (the plan records the distance clause's position in the qual).
+// (and cube's and PostGIS's where their arithmetic probe passes: engine_is_exact) the engine's
+// pairs are exactly those the distance clause accepts, and only the other clauses are checked on
+// them (the plan records the distance clause's position in the qual); cube's box clauses on the
+// same keys are then decided natively too (their positions, sides, r and n in the plan).
 #include "custom_scan.h"
 
 #include "custom_scan_internal.h"

@@ -8,7 +8,8 @@
 // the inner side is on disk) to a bounded queue; the executor pops one batch at a time and returns the pairs as scan
 // tuples (outer columns followed by inner columns), while the engine computes the next batches.
 // Each pair is checked with the join's clauses (plan qual) here, except the distance clause on
-// the engine's pairs when the engine is exact (simjoin's own distances); ExecScan projects. The full result is never
+// the engine's pairs when the engine is exact (engine_is_exact), and cube box clauses, decided
+// natively on the points (boxes_pass); ExecScan projects. The full result is never
 // materialized: once the queue is full the engine waits for the executor, and when the executor
 // stops pulling (LIMIT, a cursor closed early) the engine waits on its full queue, computing
 // nothing, until EndCustomScan or ReScan stops it and joins its thread, which frees the GPU.
@@ -24,11 +25,14 @@
 // clause) is a copy of a few Datums: fast_scan takes it from the current batch and writes the
 // needed columns of both rows, deformed once per stored row (deform_side), straight into the
 // result slot when the targetlist is plain columns (project_engine_pair), bypassing ExecScan's
-// per-tuple reset and ExecProject; every other candidate takes the general path. The outer side
-// keeps no tuple for a row that only engine pairs read when its needed columns are by value
-// (Side::values_only). When both sides hold the same points in the same order (a self-join) the
-// engine runs as a self-join, which evaluates each pair of cells once (same_points). Where pairs
-// read columns, the points are put in space order first (order_points) and the values deformed
+// per-tuple reset and ExecProject; every other candidate takes the general path. A side keeps
+// no tuple for a row that only engine pairs read when its needed columns are by value
+// (Side::values_only; the inner side only when its child can be read again, which it is, with
+// its tuples, once a wild row shows up). A self-join whose children are the same scan reads it
+// once (same_scan: the outer side copies the inner's). When both sides hold the same points in
+// the same order (a self-join) the engine runs as a self-join, which evaluates each pair of
+// cells once (same_points). Where pairs read columns or points (box clauses), the points are
+// put in space order first (order_points) and the values deformed
 // in that order, varlena values copied next to each other (deform_side), so that the pairs of
 // neighbouring points, which the engine reports together, read neighbouring memory. Stored
 // tuples are bump-allocated (arena_alloc); a key's per-tuple memory is reset every 64 kB.

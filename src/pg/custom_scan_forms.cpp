@@ -299,26 +299,40 @@ int pgvector_point(Datum value, double* out, int want_dim, bool cosine, bool* ze
   return dim;
 }
 
-// real[] / float8[]: one dimension, no NULL elements, float4 or float8 elements.
+// real[] / float8[]: one dimension, no NULL elements, float4 or float8 elements. Read in place,
+// also from a value with a short header (arrays of small vectors are stored so): its fields
+// after the header are those of ArrayType after vl_len_, unaligned, so they are copied out.
 int array_point(Datum value, double* out, int want_dim) {
-  ArrayType* array = DatumGetArrayTypeP(value);
-  if (ARR_NDIM(array) != 1 || ARR_HASNULL(array)) return -1;
-  const int dim = ARR_DIMS(array)[0];
-  if (dim <= 0 || (want_dim >= 0 && dim != want_dim)) return -1;
-  if (ARR_ELEMTYPE(array) == FLOAT8OID) {
-    const double* x = reinterpret_cast<const double*>(ARR_DATA_PTR(array));
-    for (int i = 0; i < dim; ++i) {
-      if (!coordinate_ok(x[i])) return -1;
-      if (out) out[i] = x[i];
+  Size size;
+  const char* data = varlena_data(value, &size);
+  struct Head {  // ArrayType after vl_len_, then dims[1] (lbound[1] follows)
+    int32 ndim;
+    int32 dataoffset;  // non-zero: a NULL bitmap follows (NULL elements)
+    Oid elemtype;
+    int32 dim;
+  } head;
+  if (size < sizeof head) return -1;
+  std::memcpy(&head, data, sizeof head);
+  if (head.ndim != 1 || head.dataoffset != 0) return -1;
+  const Size element = head.elemtype == FLOAT8OID ? sizeof(double)
+                       : head.elemtype == FLOAT4OID ? sizeof(float)
+                                                     : 0;
+  const int dim = head.dim;
+  if (element == 0 || dim <= 0 || (want_dim >= 0 && dim != want_dim)) return -1;
+  const Size offset = ARR_OVERHEAD_NONULLS(1) - VARHDRSZ;  // the elements, after the header
+  if (size < offset + element * static_cast<Size>(dim)) return -1;
+  const char* x = data + offset;
+  for (int i = 0; i < dim; ++i) {
+    double coordinate;
+    if (element == sizeof(double)) {
+      std::memcpy(&coordinate, x + sizeof(double) * i, sizeof(double));
+    } else {
+      float f;
+      std::memcpy(&f, x + sizeof(float) * i, sizeof(float));
+      coordinate = f;
     }
-  } else if (ARR_ELEMTYPE(array) == FLOAT4OID) {
-    const float* x = reinterpret_cast<const float*>(ARR_DATA_PTR(array));
-    for (int i = 0; i < dim; ++i) {
-      if (!coordinate_ok(x[i])) return -1;
-      if (out) out[i] = x[i];
-    }
-  } else {
-    return -1;
+    if (!coordinate_ok(coordinate)) return -1;
+    if (out) out[i] = coordinate;
   }
   return dim;
 }
@@ -326,9 +340,9 @@ int array_point(Datum value, double* out, int want_dim) {
 }  // namespace
 
 Datum detoast_key(const FormInfo& form, Datum value) {
-  if (form.kind == KEY_FLOAT_ARRAY)
-    return PointerGetDatum(pg_detoast_datum(reinterpret_cast<struct varlena*>(DatumGetPointer(value))));
-  return value;
+  if (form.kind == KEY_POINT) return value;  // fixed length, not a varlena
+  return PointerGetDatum(
+      pg_detoast_datum_packed(reinterpret_cast<struct varlena*>(DatumGetPointer(value))));
 }
 
 void register_form_invalidation() {

@@ -66,8 +66,8 @@ struct KeyRef {
 // KEY_SKIP (never matches), KEY_WILD or KEY_OK; on KEY_OK *dim is the key's dimension.
 // Never raises an error except out-of-memory while detoasting.
 KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref);
-// The value prepared for classify_key and read_key (arrays detoasted once, in the current
-// memory context); other kinds read packed varlenas in place.
+// The value prepared for classify_key and read_key: a compressed or external varlena detoasted
+// once, in the current memory context; short-header and plain ones are read in place.
 Datum detoast_key(const FormInfo& form, Datum value);
 // Writes ref->dim coordinates to out; call only after classify_key returned KEY_OK.
 void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out);

@@ -3,7 +3,7 @@
 # .device (PostgreSQL bundle from ../shared/device/pack), .device-gtest (GoogleTest sources) and
 # optionally .device-postgis (PostGIS's shared libraries): builds and installs simjoin with CUDA,
 # runs every test with simjoin.device = gpu, then the SQL-level benchmarks. Output under $OUT.
-#   scripts/device_pg_check.sh [build] [tests] [bench] [bench1m] [bench1m-repeat]
+#   scripts/device_pg_check.sh [build] [tests] [bench] [bench1m] [bench1m-repeat] [bench1m-floor]
 #                                                                  (no argument: tests and bench)
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -72,6 +72,30 @@ if [[ $steps == *" bench1m-repeat "* ]]; then
     echo "round $round cpu: $(run_query on cpu 3)"
     echo "round $round native: $(run_query off auto 1)"
   done | tee "$OUT/bench1m-repeat.txt"
+fi
+
+if [[ $steps == *" bench1m-floor "* ]]; then
+  # The floor under the places count(*) (5,413,692 pairs of 997,840 rows) in this PostgreSQL:
+  # one sequential scan of the table and count(*) over a stored table of the result's size, next
+  # to the custom scan itself (single process, GPU engine); then bench/sql/delivery.sql.
+  psql -X -q -v set=places -v native=off -v custom=off -v keep=on -v pairs=off \
+    -f bench/sql/customscan_1m.sql > /dev/null 2>&1
+  psql -X -q -c "DROP TABLE IF EXISTS floor_rows" \
+    -c "CREATE TABLE floor_rows AS SELECT i AS a, i AS b FROM generate_series(1, 5413692) i" \
+    -c "VACUUM ANALYZE floor_rows" -c "VACUUM ANALYZE bm_data"
+  dwithin="SELECT count(*) FROM bm_data a JOIN bm_data b ON ST_DWithin(a.g, b.g, 1)"
+  array="SELECT count(*) FROM bm_data a JOIN bm_data b ON a.v <-> b.v <= 1"
+  {
+    psql -X -c "LOAD 'simjoin'" -c "SET work_mem = '256MB'" -c "SET jit = off" \
+      -c "SET max_parallel_workers_per_gather = 0" -c "SET simjoin.device = gpu" -c '\timing on' \
+      -c "SELECT count(g) FROM bm_data" -c "SELECT count(g) FROM bm_data" \
+      -c "SELECT count(*) FROM floor_rows" -c "SELECT count(*) FROM floor_rows" \
+      -c "$dwithin" -c "$dwithin" -c "$dwithin" -c "$array" -c "$array" 2>&1 |
+      grep -E "Time|^ +[0-9]+$"
+    echo "== bench/sql/delivery.sql"
+    PGOPTIONS="-c simjoin.device=gpu" psql -X -f bench/sql/delivery.sql 2>&1 |
+      grep -E "Time|rows_v|^ +[0-9]+ +\|"
+  } | tee "$OUT/bench1m-floor.txt"
 fi
 
 if [[ $steps == *" bench "* ]]; then

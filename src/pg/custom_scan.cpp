@@ -270,24 +270,37 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
       pairs = -1;
     }
   }
-  if (pairs < 0)
-    pairs = Min(joinrel->rows, 10.0 * Max(outer_path->rows, inner_path->rows));
+  const bool sampled = pairs >= 0;
+  if (!sampled) pairs = Min(joinrel->rows, 10.0 * Max(outer_path->rows, inner_path->rows));
+
+  // cube's box clauses on the same keys (implied by the distance for r >= eps): decided natively
+  // where the cube distance is exact, and left out of the row estimate below either way.
+  const bool exact = engine_is_exact(match.form);
+  List* boxes = NIL;
+  List* other_clauses = NIL;  // neither the distance clause nor a box clause
+  foreach (lc, extra->restrictlist) {
+    RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
+    if (rinfo->clause == match.clause) continue;
+    BoxClause box;
+    if (match.form.kind == KEY_CUBE && !rinfo->pseudoconstant &&
+        match_box_clause(rinfo->clause, match, &box)) {
+      if (exact)
+        boxes = lappend(boxes, list_make4(box.clause, makeInteger(box.enlarged_side), box.r,
+                                          box.n));
+      continue;
+    }
+    other_clauses = lappend(other_clauses, rinfo);
+  }
+  // The path's rows: the sampled pairs times the other clauses' selectivity, so that the plan
+  // above a chosen SimilarityJoin sees its size; the join relation itself keeps PostgreSQL's
+  // estimate (the default 1/3 for  expr <= c), which this hook cannot change for other paths.
+  double path_rows = joinrel->rows;
+  if (sampled)
+    path_rows = clamp_row_est(
+        pairs * clauselist_selectivity(root, other_clauses, 0, JOIN_INNER, extra->sjinfo));
 
   // Each candidate pair is checked with the join's clauses; where the engine is exact (simjoin's
   // own distances) its pairs are the result of the distance clause and only the others remain.
-  const bool exact = engine_is_exact(match.form);
-  // With an exact cube distance, cube's box clauses on the same keys are decided natively too.
-  List* boxes = NIL;
-  if (exact && match.form.kind == KEY_CUBE) {
-    foreach (lc, extra->restrictlist) {
-      RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
-      BoxClause box;
-      if (rinfo->clause != match.clause && !rinfo->pseudoconstant &&
-          match_box_clause(rinfo->clause, match, &box))
-        boxes = lappend(boxes, list_make4(box.clause, makeInteger(box.enlarged_side), box.r,
-                                          box.n));
-    }
-  }
   QualCost qual_cost;
   cost_qual_eval(&qual_cost, extra->restrictlist, root);
   if (exact) {
@@ -317,7 +330,7 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   cpath->path.parallel_aware = false;
   cpath->path.parallel_safe = false;
   cpath->path.parallel_workers = 0;
-  cpath->path.rows = joinrel->rows;
+  cpath->path.rows = path_rows;
   cpath->path.startup_cost = startup;
   cpath->path.total_cost = startup + run;
   cpath->path.pathkeys = NIL;

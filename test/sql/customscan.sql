@@ -168,6 +168,28 @@ SET simjoin.enable_customscan = off;
 SELECT count(*) FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3;
 RESET simjoin.enable_customscan;
 
+-- The custom scan's row estimate is the sampled size of the join times the other clauses'
+-- selectivity (PostgreSQL's own estimate for  expr <= c  is a third of all pairs): within a
+-- factor of two of the actual rows here, and below a twentieth of the cross product.
+CREATE FUNCTION pg_temp.cs_rows(query text, OUT planned float8, OUT actual float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || query INTO plan;
+  SELECT (p ->> 'Plan Rows')::float8, (p ->> 'Actual Rows')::float8 INTO planned, actual
+    FROM json_array_elements(plan) e,
+         LATERAL (SELECT e -> 'Plan' AS p UNION ALL SELECT e -> 'Plan' -> 'Plans' -> 0) n
+    WHERE p ->> 'Custom Plan Provider' = 'SimilarityJoin' LIMIT 1;
+END $$;
+SELECT planned BETWEEN actual / 2 AND actual * 2 AS estimate_close,
+       planned < 1254 * 1504 / 20 AS below_cross_product
+  FROM pg_temp.cs_rows('SELECT a.id, b.id FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3
+                        WHERE a.id < 9000 AND b.id < 5000');
+SELECT planned BETWEEN actual / 4 AND actual * 4 AS estimate_close
+  FROM pg_temp.cs_rows('SELECT a.id, b.id FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3
+                        AND a.cat = b.cat WHERE a.id < 9000 AND b.id < 5000');
+
 -- Tiny inputs keep PostgreSQL's own plan; the setting turns the custom scan off.
 CREATE TABLE cs_tiny (id int, v float8[]);
 INSERT INTO cs_tiny VALUES (1, '{0,0}'), (2, '{1,1}');

@@ -136,6 +136,7 @@ struct Side {
   bool values_only;
   bool values_by_row;  // values[] are indexed by row, not yet by point (values_by_point)
   bool ordered;        // the points are in space order (order_points)
+  bool borrowed;       // tuples, points, point_row and wild are the inner side's (same_scan)
 };
 
 // A cube box clause (cube_enlarge(x, r, n) @> y) decided natively on the engine's pairs.
@@ -408,11 +409,14 @@ void reset_side(Side* side) {
   side->file = nullptr;
   MemoryContextReset(side->tuple_mcxt);
   reset_arena(side);
-  if (side->tuples) pfree(side->tuples);
+  if (!side->borrowed) {
+    if (side->tuples) pfree(side->tuples);
+    if (side->points) pfree(side->points);
+    if (side->point_row) pfree(side->point_row);
+    if (side->wild) pfree(side->wild);
+  }
+  side->borrowed = false;
   if (side->offsets) pfree(side->offsets);
-  if (side->points) pfree(side->points);
-  if (side->point_row) pfree(side->point_row);
-  if (side->wild) pfree(side->wild);
   if (side->values) pfree(side->values);
   if (side->isnull) pfree(side->isnull);
   side->values = nullptr;
@@ -552,32 +556,31 @@ void load_inner(SimJoinState* st) {
 }
 
 // The outer side of a self-join whose children scan the same rows (same_scan): the inner side's
-// rows, points and wild rows, without reading the outer child. The tuples stay the inner side's
-// (the outer keeps pointers to them), so the inner side must be in memory.
+// rows, points and wild rows, without reading the outer child. Those arrays are borrowed, read
+// only (the points are ordered before: start_scan); the tuples stay the inner side's, so the
+// inner side must be in memory. The needed columns' values are copied (values_by_point and
+// deform_side replace a side's own).
 void copy_inner_side(SimJoinState* st) {
   Side* from = &st->inner;
   Side* to = &st->outer;
-  const Size dim = static_cast<Size>(st->ref.dim > 0 ? st->ref.dim : 0);
-  auto copy = [st](const void* data, Size bytes) {
-    void* result = MemoryContextAllocHuge(st->arrays_mcxt, Max(bytes, 1));
-    if (bytes > 0) std::memcpy(result, data, bytes);
-    return result;
-  };
   to->n = to->cap = from->n;
-  to->tuples = static_cast<MinimalTuple*>(copy(from->tuples, sizeof(MinimalTuple) * from->n));
+  to->tuples = from->tuples;
   to->n_points = to->points_cap = from->n_points;
-  to->points = static_cast<double*>(copy(from->points, sizeof(double) * dim * from->n_points));
-  to->point_row = static_cast<uint32*>(copy(from->point_row, sizeof(uint32) * from->n_points));
+  to->points = from->points;
+  to->point_row = from->point_row;
   to->n_wild = to->wild_cap = from->n_wild;
-  to->wild = static_cast<uint32*>(copy(from->wild, sizeof(uint32) * from->n_wild));
+  to->wild = from->wild;
+  to->borrowed = true;
   to->bytes = 0;  // no tuple of its own
   to->values_only = from->values_only;
   to->values_by_row = from->values_by_row;
   to->ordered = from->ordered;
   if (from->values) {  // a values_only side's needed columns, in row order (values_by_point)
     const Size cells = static_cast<Size>(from->values_cap) * from->n_need;
-    to->values = static_cast<Datum*>(copy(from->values, sizeof(Datum) * cells));
-    to->isnull = static_cast<bool*>(copy(from->isnull, sizeof(bool) * cells));
+    to->values = static_cast<Datum*>(MemoryContextAllocHuge(st->arrays_mcxt, sizeof(Datum) * cells));
+    to->isnull = static_cast<bool*>(MemoryContextAllocHuge(st->arrays_mcxt, sizeof(bool) * cells));
+    std::memcpy(to->values, from->values, sizeof(Datum) * cells);
+    std::memcpy(to->isnull, from->isnull, sizeof(bool) * cells);
     to->values_cap = from->values_cap;
   }
   to->loaded = true;
@@ -831,6 +834,7 @@ bool same_points(const SimJoinState* st) {
   const Side& a = st->outer;
   const Side& b = st->inner;
   if (a.n_points != b.n_points || a.n_points == 0) return false;
+  if (a.points == b.points) return true;  // borrowed (same_scan)
   return std::memcmp(a.points, b.points,
                      sizeof(double) * static_cast<size_t>(a.n_points) * st->ref.dim) == 0;
 }
@@ -1094,6 +1098,7 @@ inline bool boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_
 // Pairs ahead in the batch whose points fast_scan fetches into the cache while it checks the
 // current pair (the engine reports pairs cell by cell, not in memory order).
 constexpr size_t kPrefetchPairs = 8;
+constexpr Size kPrefetchBytes = 256;  // of each point (32 coordinates)
 
 // The next pair that passes the join's clauses: the engine's pairs are checked with engine_qual
 // (every clause, or every clause but the distance clause where the engine is exact), pairs with
@@ -1183,8 +1188,12 @@ TupleTableSlot* fast_scan(SimJoinState* st) {
       const size_t ahead = st->batch_pos + kPrefetchPairs;
       if (ahead < st->batch.size) {
         const Size dim = static_cast<Size>(st->ref.dim);
-        __builtin_prefetch(st->outer.points + st->batch.left[ahead] * dim);
-        __builtin_prefetch(st->inner.points + st->batch.right[ahead] * dim);
+        const char* outer = reinterpret_cast<const char*>(st->outer.points + st->batch.left[ahead] * dim);
+        const char* inner = reinterpret_cast<const char*>(st->inner.points + st->batch.right[ahead] * dim);
+        for (Size line = 0; line < dim * sizeof(double) && line < kPrefetchBytes; line += 64) {
+          __builtin_prefetch(outer + line);
+          __builtin_prefetch(inner + line);
+        }
       }
       if (!boxes_pass(st, outer_point, inner_point)) {
         InstrCountFiltered1(node, 1);

@@ -29,7 +29,7 @@
 // no tuple for a row that only engine pairs read when its needed columns are by value
 // (Side::values_only; the inner side only when its child can be read again, which it is, with
 // its tuples, once a wild row shows up). A self-join whose children are the same scan reads it
-// once (same_scan: the outer side copies the inner's). When both sides hold the same points in
+// once (same_scan: the outer side shares the inner's arrays). When both sides hold the same points in
 // the same order (a self-join) the engine runs as a self-join, which evaluates each pair of
 // cells once (same_points). Where pairs read columns or points (box clauses), the points are
 // put in space order first (order_points) and the values deformed
@@ -560,7 +560,7 @@ void load_inner(SimJoinState* st) {
 // only (the points are ordered before: start_scan); the tuples stay the inner side's, so the
 // inner side must be in memory. The needed columns' values are copied (values_by_point and
 // deform_side replace a side's own).
-void copy_inner_side(SimJoinState* st) {
+void share_inner_side(SimJoinState* st) {
   Side* from = &st->inner;
   Side* to = &st->outer;
   to->n = to->cap = from->n;
@@ -655,22 +655,28 @@ void deform_side(SimJoinState* st, Side* side, TupleTableSlot* slot) {
 
 // A values_only side read its rows' values in row order: keeps those of the rows with a point,
 // in the order of the points (the index the engine's pairs use).
-void values_by_point(SimJoinState* st, Side* side) {
+// Replaces a side's values[] (and isnull[]) by n entries: entry j is the old entry from(j).
+template <typename From>
+void gather_values(SimJoinState* st, Side* side, uint32 n, From from) {
   const int k = side->n_need;
-  if (!side->values_by_row || k == 0 || side->values == nullptr) return;
-  const Size cells = static_cast<Size>(std::max<uint32>(side->n_points, 1)) * k;
+  const Size cells = static_cast<Size>(std::max<uint32>(n, 1)) * k;
   Datum* values = static_cast<Datum*>(MemoryContextAllocHuge(st->arrays_mcxt, cells * sizeof(Datum)));
   bool* isnull = static_cast<bool*>(MemoryContextAllocHuge(st->arrays_mcxt, cells * sizeof(bool)));
-  for (uint32 point = 0; point < side->n_points; ++point) {
-    const Size from = static_cast<Size>(side->point_row[point]) * k;
-    std::memcpy(values + static_cast<Size>(point) * k, side->values + from, sizeof(Datum) * k);
-    std::memcpy(isnull + static_cast<Size>(point) * k, side->isnull + from, sizeof(bool) * k);
+  for (uint32 j = 0; j < n; ++j) {
+    const Size source = static_cast<Size>(from(j)) * k;
+    std::memcpy(values + static_cast<Size>(j) * k, side->values + source, sizeof(Datum) * k);
+    std::memcpy(isnull + static_cast<Size>(j) * k, side->isnull + source, sizeof(bool) * k);
   }
   pfree(side->values);
   pfree(side->isnull);
   side->values = values;
   side->isnull = isnull;
-  side->values_cap = std::max<uint32>(side->n_points, 1);
+  side->values_cap = std::max<uint32>(n, 1);
+}
+
+void values_by_point(SimJoinState* st, Side* side) {
+  if (!side->values_by_row || side->n_need == 0 || side->values == nullptr) return;
+  gather_values(st, side, side->n_points, [side](uint32 point) { return side->point_row[point]; });
   side->values_by_row = false;
 }
 
@@ -764,22 +770,8 @@ void order_points(SimJoinState* st, Side* side) {
   pfree(side->point_row);
   side->points = points;
   side->point_row = point_row;
-  const int k = side->n_need;
-  if (side->values && !side->values_by_row && k > 0) {
-    // deformed by an earlier scan in the old order of the points: the same permutation
-    Datum* values = static_cast<Datum*>(MemoryContextAllocHuge(st->arrays_mcxt, sizeof(Datum) * k * Size(n)));
-    bool* isnull = static_cast<bool*>(MemoryContextAllocHuge(st->arrays_mcxt, sizeof(bool) * k * Size(n)));
-    for (uint32 j = 0; j < n; ++j) {
-      const Size from = static_cast<Size>(static_cast<uint32>(keys[j])) * k;
-      std::memcpy(values + static_cast<Size>(j) * k, side->values + from, sizeof(Datum) * k);
-      std::memcpy(isnull + static_cast<Size>(j) * k, side->isnull + from, sizeof(bool) * k);
-    }
-    pfree(side->values);
-    pfree(side->isnull);
-    side->values = values;
-    side->isnull = isnull;
-    side->values_cap = n;
-  }
+  if (side->values && !side->values_by_row && side->n_need > 0)  // deformed in the old order
+    gather_values(st, side, n, [keys](uint32 j) { return static_cast<uint32>(keys[j]); });
   pfree(keys);
   pfree(scratch);
   pfree(counts);
@@ -1062,12 +1054,12 @@ void start_scan(SimJoinState* st) {
   st->bound = st->distance_qual >= 0 ? exact_bound(st->eps, st->strict)
                                      : engine_bound(st->form, st->eps, st->ref.dim);
   st->use_engine = !st->all_wild && !std::isnan(st->bound) && !boxes_null;
-  const bool ordered = st->use_engine && !st->inner.file && !st->outer.file &&
-                       (st->inner.n_need + st->outer.n_need > 0 || st->n_boxes > 0);
-  if (ordered) order_points(st, &st->inner);
+  const bool space_order = st->use_engine && !st->inner.file && !st->outer.file &&
+                           (st->inner.n_need + st->outer.n_need > 0 || st->n_boxes > 0);
+  if (space_order) order_points(st, &st->inner);
   if (st->outer_shared)
-    copy_inner_side(st);  // in the inner side's order
-  else if (ordered)
+    share_inner_side(st);  // in the inner side's order
+  else if (space_order)
     order_points(st, &st->outer);
   values_by_point(st, &st->inner);
   values_by_point(st, &st->outer);

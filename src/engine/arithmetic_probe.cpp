@@ -66,16 +66,16 @@ double box_case(ProbeRandom& rng, std::size_t dim, double* a, double* b) {
     default: r = -scale * rng.unit(); break;
   }
   for (std::size_t j = 0; j < dim; ++j) {
-    double lo = a[j] - r, hi = a[j] + r;
-    if (lo > hi) lo = hi = (lo + hi) / 2;
+    double lo, hi;
+    enlarged_bounds(a[j], r, &lo, &hi);
     b[j] = lo + (hi - lo) * rng.unit();
     if (b[j] < lo || b[j] > hi) b[j] = lo;
   }
   const int edges = 1 + rng.below(2);
   for (int e = 0; e < edges; ++e) {
     const std::size_t j = static_cast<std::size_t>(rng.below(static_cast<int>(dim)));
-    double lo = a[j] - r, hi = a[j] + r;
-    if (lo > hi) lo = hi = (lo + hi) / 2;
+    double lo, hi;
+    enlarged_bounds(a[j], r, &lo, &hi);
     b[j] = step(rng.below(2) ? lo : hi, rng.below(3) - 1);
   }
   return r;

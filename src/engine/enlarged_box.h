@@ -11,14 +11,21 @@
 
 namespace simjoin {
 
+// One dimension of cube_enlarge on a point coordinate a: the bounds a - r and a + r, or their
+// midpoint for both where they cross (r < 0).
+inline void enlarged_bounds(double a, double r, double* lo, double* hi) {
+  *lo = a - r;
+  *hi = a + r;
+  if (*lo > *hi) {
+    *lo = (*lo + *hi) / 2;
+    *hi = *lo;
+  }
+}
+
 inline bool in_enlarged_box(const double* a, const double* b, std::size_t dim, double r) {
   for (std::size_t i = 0; i < dim; ++i) {
-    double lo = a[i] - r;
-    double hi = a[i] + r;
-    if (lo > hi) {
-      lo = (lo + hi) / 2;
-      hi = lo;
-    }
+    double lo, hi;
+    enlarged_bounds(a[i], r, &lo, &hi);
     const double low = lo < hi ? lo : hi;   // cube's Min(LL, UR)
     const double high = lo > hi ? lo : hi;  // cube's Max(LL, UR)
     if (low > b[i]) return false;

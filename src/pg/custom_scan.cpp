@@ -424,11 +424,13 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   for (int i = 1; i < n; ++i)  // insertion sort: stable, and lists are short
     for (int j = i; j > 0 && items[j].cost < items[j - 1].cost; --j) std::swap(items[j], items[j - 1]);
   List* quals = NIL;
-  int distance_index = -1;
-  for (int i = 0; i < n; ++i) {
-    if (exact && distance_index < 0 && items[i].clause == distance_clause) distance_index = i;
-    quals = lappend(quals, items[i].clause);
-  }
+  for (int i = 0; i < n; ++i) quals = lappend(quals, items[i].clause);
+  auto qual_position = [&](Expr* clause) {  // -1: not in the qual
+    for (int i = 0; i < n; ++i)
+      if (items[i].clause == clause) return i;
+    return -1;
+  };
+  const int distance_index = exact ? qual_position(distance_clause) : -1;
   cscan->scan.plan.qual = quals;
   cscan->scan.scanrelid = 0;
   cscan->flags = best_path->flags;
@@ -438,9 +440,7 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   List* box_private = NIL;
   foreach (lc, boxes) {
     List* box = lfirst_node(List, lc);
-    int position = -1;
-    for (int i = 0; i < n && position < 0; ++i)
-      if (items[i].clause == static_cast<Expr*>(linitial(box))) position = i;
+    const int position = qual_position(static_cast<Expr*>(linitial(box)));
     if (position < 0) continue;
     box_private = lappend(box_private, makeInteger(position));
     box_private = lappend(box_private, makeInteger(intVal(lsecond(box))));

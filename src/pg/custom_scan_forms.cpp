@@ -94,12 +94,15 @@ Oid function_oid(const char* nspname, const char* name, int nargs, const Oid* ar
   return LookupFuncName(qualified(nspname, name), nargs, args, true);
 }
 
-// Adds the operator and the function of one metric for one argument type.
-void add_pair(const char* nspname, Oid type, const char* op, const char* fname, KeyKind kind,
-              Metric metric, bool cosine = false, bool float32 = false) {
+// Adds the operator and the function of one metric for one argument type; returns the
+// function's OID (InvalidOid when absent).
+Oid add_pair(const char* nspname, Oid type, const char* op, const char* fname, KeyKind kind,
+             Metric metric, bool cosine = false, bool float32 = false) {
   const Oid args[2] = {type, type};
   add_form(operator_function(nspname, op, type, type), kind, metric, cosine, false, float32);
-  if (fname) add_form(function_oid(nspname, fname, 2, args), kind, metric, cosine, false, float32);
+  const Oid function = fname ? function_oid(nspname, fname, 2, args) : InvalidOid;
+  add_form(function, kind, metric, cosine, false, float32);
+  return function;
 }
 
 void build_forms() {
@@ -130,14 +133,18 @@ void build_forms() {
       const Oid cube = type_in(nsp, "cube");
       const char* nspname = get_namespace_name(nsp);
       if (OidIsValid(cube)) {
-        add_pair(nspname, cube, "<->", "cube_distance", KEY_CUBE, Metric::Euclidean);
-        add_pair(nspname, cube, "<#>", "distance_taxicab", KEY_CUBE, Metric::Manhattan);
-        add_pair(nspname, cube, "<=>", "distance_chebyshev", KEY_CUBE, Metric::Chebyshev);
         const Oid two_cubes[2] = {cube, cube};
         const Oid enlarge_args[3] = {cube, FLOAT8OID, INT4OID};
-        int m = 0;
-        for (const char* name : {"cube_distance", "distance_taxicab", "distance_chebyshev"})
-          cube_functions.distance[m++] = function_oid(nspname, name, 2, two_cubes);
+        const struct {
+          const char* op;
+          const char* function;
+          Metric metric;
+        } metrics[] = {{"<->", "cube_distance", Metric::Euclidean},
+                       {"<#>", "distance_taxicab", Metric::Manhattan},
+                       {"<=>", "distance_chebyshev", Metric::Chebyshev}};
+        for (const auto& m : metrics)
+          cube_functions.distance[static_cast<int>(m.metric)] =
+              add_pair(nspname, cube, m.op, m.function, KEY_CUBE, m.metric);
         cube_functions.enlarge = function_oid(nspname, "cube_enlarge", 3, enlarge_args);
         cube_functions.contains = function_oid(nspname, "cube_contains", 2, two_cubes);
         cube_functions.contained = function_oid(nspname, "cube_contained", 2, two_cubes);

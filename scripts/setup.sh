@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libgtest-dev g++ make
+packages=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
+          libgtest-dev g++ make
           postgresql-15-postgis-3)
 missing=()
 for p in "${packages[@]}"; do

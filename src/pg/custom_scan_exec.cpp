@@ -57,6 +57,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "storage/buffile.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -169,6 +170,7 @@ struct SimJoinState {
   PlanState* inner_ps;
   ExprState* outer_key;
   ExprState* inner_key;
+  Bitmapset* inner_key_params;  // PARAM_EXEC ids the inner key reads: a change reloads the inner side
   ExprState* eps_expr;
   ExprContext* key_cxt;
   TupleTableSlot* outer_slot;  // holds a stored outer tuple
@@ -206,6 +208,9 @@ struct SimJoinState {
   size_t batch_pos;
   int phase;  // 0: engine pairs, 1: wild outer x all inner, 2: outer points x wild inner
   uint32 wi, wj;
+
+  // EvalPlanQual recheck: a nested loop over the children's test rows (recheck_scan_tuple)
+  bool epq_outer_ready;  // outer_slot holds the current outer row; the inner child is being read
 
   // statistics
   uint64 candidates_out;
@@ -414,11 +419,11 @@ void reset_side(Side* side) {
     if (side->points) pfree(side->points);
     if (side->point_row) pfree(side->point_row);
     if (side->wild) pfree(side->wild);
+    if (side->values) pfree(side->values);
+    if (side->isnull) pfree(side->isnull);
   }
   side->borrowed = false;
   if (side->offsets) pfree(side->offsets);
-  if (side->values) pfree(side->values);
-  if (side->isnull) pfree(side->isnull);
   side->values = nullptr;
   side->isnull = nullptr;
   side->values_cap = 0;
@@ -556,10 +561,10 @@ void load_inner(SimJoinState* st) {
 }
 
 // The outer side of a self-join whose children scan the same rows (same_scan): the inner side's
-// rows, points and wild rows, without reading the outer child. Those arrays are borrowed, read
-// only (the points are ordered before: start_scan); the tuples stay the inner side's, so the
-// inner side must be in memory. The needed columns' values are copied (values_by_point and
-// deform_side replace a side's own).
+// rows, points, wild rows and deformed values, without reading the outer child. Everything is
+// borrowed, read only, and taken once the inner side is final for this scan (ordered, its
+// values by point and deformed: start_scan); the tuples stay the inner side's, so the inner side
+// must be in memory. Both sides need the same columns (begin_scan), so the values line up.
 void share_inner_side(SimJoinState* st) {
   Side* from = &st->inner;
   Side* to = &st->outer;
@@ -570,19 +575,15 @@ void share_inner_side(SimJoinState* st) {
   to->point_row = from->point_row;
   to->n_wild = to->wild_cap = from->n_wild;
   to->wild = from->wild;
+  to->values = from->values;
+  to->isnull = from->isnull;
+  to->values_cap = from->values_cap;
   to->borrowed = true;
   to->bytes = 0;  // no tuple of its own
   to->values_only = from->values_only;
   to->values_by_row = from->values_by_row;
   to->ordered = from->ordered;
-  if (from->values) {  // a values_only side's needed columns, in row order (values_by_point)
-    const Size cells = static_cast<Size>(from->values_cap) * from->n_need;
-    to->values = static_cast<Datum*>(MemoryContextAllocHuge(st->arrays_mcxt, sizeof(Datum) * cells));
-    to->isnull = static_cast<bool*>(MemoryContextAllocHuge(st->arrays_mcxt, sizeof(bool) * cells));
-    std::memcpy(to->values, from->values, sizeof(Datum) * cells);
-    std::memcpy(to->isnull, from->isnull, sizeof(bool) * cells);
-    to->values_cap = from->values_cap;
-  }
+  to->current = kNoRow;
   to->loaded = true;
   st->wild_rows += from->n_wild;
 }
@@ -649,6 +650,7 @@ void deform_side(SimJoinState* st, Side* side, TupleTableSlot* slot) {
       if (varlena[c] && !isnull[c] && budget > 0) values[c] = expand_varlena(side, values[c], &budget);
   }
   pfree(varlena);
+  side->values_cap = side->n_points;
   ExecClearTuple(slot);
   side->current = kNoRow;
 }
@@ -898,11 +900,7 @@ bool next_batch(SimJoinState* st) {
       return true;
     }
     if (next == PairStream::Next::End) {
-      if (finish_stream(st)) {
-        static JoinStats stopped;  // static: nothing to destroy if this raises
-        stopped.stopped = true;
-        raise_if_interrupted(stopped);
-      }
+      raise_if_interrupted(finish_stream(st));
       return false;
     }
   }
@@ -1000,20 +998,26 @@ TupleTableSlot* form_engine_pair(SimJoinState* st, uint32 outer_point, uint32 in
 // fast_scan's direct path (defined below, after next_scan_tuple).
 TupleTableSlot* next_scan_tuple(ScanState* node);
 
+// The scan tuple of two rows: every column of the outer row, then of the inner row (both slots
+// deformed completely).
+TupleTableSlot* store_joined_row(SimJoinState* st, TupleTableSlot* scan, TupleTableSlot* outer,
+                                 TupleTableSlot* inner) {
+  ExecClearTuple(scan);
+  std::memcpy(scan->tts_values, outer->tts_values, sizeof(Datum) * st->outer_columns);
+  std::memcpy(scan->tts_isnull, outer->tts_isnull, sizeof(bool) * st->outer_columns);
+  std::memcpy(scan->tts_values + st->outer_columns, inner->tts_values,
+              sizeof(Datum) * st->inner_columns);
+  std::memcpy(scan->tts_isnull + st->outer_columns, inner->tts_isnull,
+              sizeof(bool) * st->inner_columns);
+  return ExecStoreVirtualTuple(scan);
+}
+
 // A pair with a wild row: every column (the distance clause reads the keys).
 TupleTableSlot* form_pair(SimJoinState* st, uint32 outer_row, uint32 inner_row) {
   hold_row(st, &st->outer, st->outer_slot, outer_row);
   hold_row(st, &st->inner, st->inner_slot, inner_row);
-  TupleTableSlot* scan = st->css.ss.ss_ScanTupleSlot;
-  ExecClearTuple(scan);
-  std::memcpy(scan->tts_values, st->outer_slot->tts_values, sizeof(Datum) * st->outer_columns);
-  std::memcpy(scan->tts_isnull, st->outer_slot->tts_isnull, sizeof(bool) * st->outer_columns);
-  std::memcpy(scan->tts_values + st->outer_columns, st->inner_slot->tts_values,
-              sizeof(Datum) * st->inner_columns);
-  std::memcpy(scan->tts_isnull + st->outer_columns, st->inner_slot->tts_isnull,
-              sizeof(bool) * st->inner_columns);
   st->candidates_out++;
-  return ExecStoreVirtualTuple(scan);
+  return store_joined_row(st, st->css.ss.ss_ScanTupleSlot, st->outer_slot, st->inner_slot);
 }
 
 void start_scan(SimJoinState* st) {
@@ -1057,14 +1061,15 @@ void start_scan(SimJoinState* st) {
   const bool space_order = st->use_engine && !st->inner.file && !st->outer.file &&
                            (st->inner.n_need + st->outer.n_need > 0 || st->n_boxes > 0);
   if (space_order) order_points(st, &st->inner);
-  if (st->outer_shared)
-    share_inner_side(st);  // in the inner side's order
-  else if (space_order)
-    order_points(st, &st->outer);
   values_by_point(st, &st->inner);
-  values_by_point(st, &st->outer);
   deform_side(st, &st->inner, st->inner_slot);
-  deform_side(st, &st->outer, st->outer_slot);
+  if (st->outer_shared) {
+    share_inner_side(st);  // the inner side as it is now: ordered, values by point, deformed
+  } else {
+    if (space_order) order_points(st, &st->outer);
+    values_by_point(st, &st->outer);
+    deform_side(st, &st->outer, st->outer_slot);
+  }
   elog(DEBUG2, "simjoin: eps=%g bound=%g all_wild=%d dim=%d inner=%u points=%u wild=%u outer=%u points=%u wild=%u",
        st->eps, st->bound, st->all_wild, st->ref.dim, st->inner.n, st->inner.n_points,
        st->inner.n_wild, st->outer.n, st->outer.n_points, st->outer.n_wild);
@@ -1204,13 +1209,36 @@ TupleTableSlot* fast_scan(SimJoinState* st) {
   return ExecProject(projection);
 }
 
-// EvalPlanQual: every clause of the join on the scan tuple (ExecScan checks no qual itself).
+// EvalPlanQual (a concurrently updated row rechecked under UPDATE/DELETE ... FROM or a row
+// lock): ExecScan calls this instead of the access method for a join pushed into a scan
+// (scanrelid 0) and returns `slot` as the next row, or ends the scan when it comes back false.
+// The children then return their relations' test rows (one each, but any number is handled):
+// a nested loop over them, every clause of the join checked on each pair, forms the join's rows.
 bool recheck_scan_tuple(ScanState* node, TupleTableSlot* slot) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
-  if (st->wild_qual == nullptr) return true;
   ExprContext* econtext = node->ps.ps_ExprContext;
-  econtext->ecxt_scantuple = slot;
-  return ExecQual(st->wild_qual, econtext);
+  for (;;) {
+    CHECK_FOR_INTERRUPTS();
+    if (!st->epq_outer_ready) {
+      TupleTableSlot* outer = ExecProcNode(st->outer_ps);
+      if (TupIsNull(outer)) return false;
+      ExecCopySlot(st->outer_slot, outer);
+      slot_getallattrs(st->outer_slot);
+      st->outer.current = kNoRow;
+      st->epq_outer_ready = true;
+      ExecReScan(st->inner_ps);
+    }
+    TupleTableSlot* inner = ExecProcNode(st->inner_ps);
+    if (TupIsNull(inner)) {
+      st->epq_outer_ready = false;
+      continue;
+    }
+    slot_getallattrs(inner);
+    store_joined_row(st, slot, st->outer_slot, inner);
+    ResetExprContext(econtext);
+    econtext->ecxt_scantuple = slot;
+    if (st->wild_qual == nullptr || ExecQual(st->wild_qual, econtext)) return true;
+  }
 }
 
 // ---- callbacks -------------------------------------------------------------------------------
@@ -1372,6 +1400,16 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   collect_index_vars(reinterpret_cast<Node*>(cscan->scan.plan.targetlist), &needed);
   collect_index_vars(reinterpret_cast<Node*>(engine_clauses), &needed);
   if (node->ss.ps.ps_ProjInfo == nullptr) needed = bms_add_member(needed, 0);
+  if (st->same_scan) {
+    // The shared outer side uses the inner side's deformed values (share_inner_side): both
+    // sides need the union of their columns (the children's target lists are equal).
+    Bitmapset* both = bms_copy(needed);
+    for (int c = 1; c <= st->outer_columns; ++c) {
+      if (bms_is_member(c, needed)) both = bms_add_member(both, st->outer_columns + c);
+      if (bms_is_member(st->outer_columns + c, needed)) both = bms_add_member(both, c);
+    }
+    needed = both;
+  }
   set_needed_columns(&st->outer, needed, 0, st->outer_columns);
   set_needed_columns(&st->inner, needed, st->outer_columns, st->inner_columns);
   set_direct_projection(st, cscan->scan.plan.targetlist);
@@ -1389,6 +1427,7 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   shift_index_vars(reinterpret_cast<Node*>(inner_key), &shift);
   st->outer_key = ExecInitExpr(outer_key, nullptr);
   st->inner_key = ExecInitExpr(inner_key, nullptr);
+  st->inner_key_params = pull_paramids(inner_key);
   Expr* eps = static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_EPS));
   st->eps_is_float4 = exprType(reinterpret_cast<Node*>(eps)) == FLOAT4OID;
   st->eps_expr = ExecInitExpr(eps, &node->ss.ps);
@@ -1450,11 +1489,13 @@ void rescan(CustomScanState* node) {
   st->started = false;
   st->finished = false;
   st->phase = 3;
-  // The outer side is read again; the inner side is kept when complete and its parameters did
-  // not change (as a hash join keeps its table); a child with changed parameters is rescanned by
-  // its next ExecProcNode.
+  st->epq_outer_ready = false;
+  // The outer side is read again; the inner side is kept when complete and neither its child's
+  // parameters nor those its key expression reads changed (as a hash join keeps its table); a
+  // child with changed parameters is rescanned by its next ExecProcNode.
   reset_side(&st->outer);
-  if (!st->inner.loaded || st->inner_ps->chgParam != nullptr) {
+  if (!st->inner.loaded || st->inner_ps->chgParam != nullptr ||
+      bms_overlap(changed, st->inner_key_params)) {
     reset_side(&st->inner);
     st->ref = KeyRef{};
     if (st->inner_ps->chgParam == nullptr) ExecReScan(st->inner_ps);

@@ -82,14 +82,17 @@ void take_sample(Oid relid, AttrNumber attno, const FormInfo& form, double tuple
   const int target_blocks = static_cast<int>(std::min<BlockNumber>(nblocks, 300));
   const int per_block = target_blocks > 0 ? (target + target_blocks - 1) / target_blocks : 0;
 
+  // Everything is read into a local sample in a work context; the cache entry is written only
+  // once it is complete, so an ERROR while sampling (out of memory, a cancel) leaves the entry
+  // unused and nothing in TopMemoryContext.
   MemoryContext work = AllocSetContextCreate(CurrentMemoryContext, "simjoin sample",
                                              ALLOCSET_DEFAULT_SIZES);
   MemoryContext old = MemoryContextSwitchTo(work);
-  s->used = true;
-  s->relid = relid;
-  s->attno = attno;
-  s->form = form;
-  s->table_tuples = tuples;
+  Sample sample;
+  sample.relid = relid;
+  sample.attno = attno;
+  sample.form = form;
+  sample.table_tuples = tuples;
   int capacity = 256;
   double* points = nullptr;
   KeyRef ref;
@@ -103,50 +106,55 @@ void take_sample(Oid relid, AttrNumber attno, const FormInfo& form, double tuple
     TableScanDesc scan = table_beginscan_analyze(rel);
     BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
     const TransactionId oldest = GetOldestNonRemovableTransactionId(rel);
-    while (BlockSampler_HasMore(&sampler) && s->seen < target) {
+    while (BlockSampler_HasMore(&sampler) && sample.seen < target) {
       const BlockNumber block = BlockSampler_Next(&sampler);
       if (!table_scan_analyze_next_block(scan, block, strategy)) continue;
       double live = 0, dead = 0;
       int taken = 0;
       // Drain the block (the AM releases its buffer at the end of it).
       while (table_scan_analyze_next_tuple(scan, oldest, &live, &dead, slot)) {
-        if (taken >= per_block || s->seen >= target) continue;
+        if (taken >= per_block || sample.seen >= target) continue;
         ++taken;
-        ++s->seen;
+        ++sample.seen;
         bool isnull;
         Datum value = slot_getattr(slot, attno, &isnull);
         if (isnull) continue;
         // The heap page is locked here: never fetch an out-of-line value.
         if (varlena && VARATT_IS_EXTERNAL(DatumGetPointer(value))) {
-          --s->seen;
+          --sample.seen;
           continue;
         }
         value = detoast_key(form, value);
         const KeyStatus status = classify_key(form, value, &ref);
-        if (status == KEY_WILD) ++s->wild;
+        if (status == KEY_WILD) ++sample.wild;
         if (status != KEY_OK) continue;
         if (!points) {
-          points = static_cast<double*>(
-              MemoryContextAlloc(TopMemoryContext, sizeof(double) * capacity * ref.dim));
+          points = static_cast<double*>(palloc(sizeof(double) * capacity * ref.dim));
           buffer = static_cast<double*>(palloc(sizeof(double) * ref.dim));
-        } else if (s->n == capacity) {
+        } else if (sample.n == capacity) {
           capacity *= 2;
           points = static_cast<double*>(repalloc(points, sizeof(double) * capacity * ref.dim));
         }
         read_key(form, value, ref, buffer);
-        memcpy(points + static_cast<size_t>(s->n) * ref.dim, buffer, sizeof(double) * ref.dim);
-        ++s->n;
+        memcpy(points + static_cast<size_t>(sample.n) * ref.dim, buffer, sizeof(double) * ref.dim);
+        ++sample.n;
       }
     }
     table_endscan(scan);
     ExecDropSingleTupleTableSlot(slot);
     FreeAccessStrategy(strategy);
   }
-  s->points = points;
-  s->dim = ref.dim;
+  table_close(rel, NoLock);
+  if (sample.n > 0) {
+    const Size bytes = sizeof(double) * sample.n * ref.dim;
+    sample.points = static_cast<double*>(MemoryContextAlloc(TopMemoryContext, bytes));
+    memcpy(sample.points, points, bytes);
+  }
+  sample.dim = ref.dim;
+  sample.used = true;
   MemoryContextSwitchTo(old);
   MemoryContextDelete(work);
-  table_close(rel, NoLock);
+  *s = sample;
 }
 
 Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo& form) {

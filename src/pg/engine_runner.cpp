@@ -51,8 +51,8 @@ void report_join(const JoinStats& stats, const std::string& fallback_note) {
   }
 }
 
-void raise_if_interrupted(const JoinStats& stats) {
-  if (!stats.stopped) return;
+void raise_if_interrupted(bool stopped) {
+  if (!stopped) return;
   CHECK_FOR_INTERRUPTS();
   if (interrupt_pending())
     ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("canceling statement")));

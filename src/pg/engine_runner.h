@@ -44,7 +44,7 @@ void report_join(const JoinStats& stats, const std::string& fallback_note);
 
 // Called in plain C context (no C++ frames with destructors below) after a join stopped early:
 // processes the pending cancel/timeout; raises "canceling statement" if nothing else did.
-void raise_if_interrupted(const JoinStats& stats);
+void raise_if_interrupted(bool stopped);
 
 // One line describing a finished join for NOTICE / EXPLAIN ANALYZE ("device=cpu algorithm=grid
 // k=2 batches=3 candidates=... pairs=... time: plan 0.001 s, ..."); machine details only when

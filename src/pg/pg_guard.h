@@ -31,13 +31,22 @@ class PgError : public std::exception {
 };
 
 // Runs body under PG_TRY; a PostgreSQL error raised inside becomes PgError (after the error
-// state is copied and flushed). Only on the backend's own thread.
+// state is copied and flushed). A C++ exception thrown by body is caught inside the PG_TRY block
+// and rethrown after PG_END_TRY, so that it never leaves the block with PG_exception_stack still
+// pointing into this frame. Only on the backend's own thread.
 template <typename Body>
 void pg_call_void(Body&& body) {
   MemoryContext caller_context = CurrentMemoryContext;
   ErrorData* volatile caught = nullptr;
+  std::exception_ptr cpp_error;  // assigned only on the path that leaves PG_TRY normally
   PG_TRY();
-  { body(); }
+  {
+    try {
+      body();
+    } catch (...) {
+      cpp_error = std::current_exception();
+    }
+  }
   PG_CATCH();
   {
     MemoryContextSwitchTo(caller_context);
@@ -46,6 +55,7 @@ void pg_call_void(Body&& body) {
   }
   PG_END_TRY();
   if (caught) throw PgError(caught);
+  if (cpp_error) std::rethrow_exception(cpp_error);
 }
 
 // Runs f and returns its result; PostgreSQL errors inside it become PgError.
@@ -61,8 +71,13 @@ auto pg_call(F&& f) -> decltype(f()) {
 }
 
 // Runs f (C++); on an exception reports it as a PostgreSQL ERROR after leaving every C++ frame.
+//
+// Like pg_duckdb's guard, it also restores PostgreSQL's error and context stacks as they were at
+// entry before raising: whatever happened inside, the ERROR longjmps to the caller's handler.
 template <typename F>
 auto cpp_guard(F&& f) -> decltype(f()) {
+  sigjmp_buf* const entry_exception_stack = PG_exception_stack;
+  ErrorContextCallback* const entry_context_stack = error_context_stack;
   ErrorData* pg_error = nullptr;
   char message[1024];
   message[0] = '\0';
@@ -78,6 +93,8 @@ auto cpp_guard(F&& f) -> decltype(f()) {
     std::strncpy(message, "unknown C++ exception", sizeof message - 1);
   }
   message[sizeof message - 1] = '\0';
+  PG_exception_stack = entry_exception_stack;
+  error_context_stack = entry_context_stack;
   if (pg_error) ReThrowError(pg_error);
   const bool prefixed = std::strncmp(message, "simjoin:", 8) == 0;
   ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("%s%s", prefixed ? "" : "simjoin: ", message)));

@@ -70,7 +70,10 @@ class TuplestoreSink : public InterruptibleSink {
       for (size_t k = 0; k < batch.size; ++k) {
         int64 left = left_keys_[batch.left[k]];
         int64 right = right_keys_[batch.right[k]];
-        if (order_keys_ && right < left) std::swap(left, right);
+        if (order_keys_) {  // unique_pairs: the rows of ... AND l.key < r.key
+          if (left == right) continue;  // two rows sharing a key (the key is not unique)
+          if (right < left) std::swap(left, right);
+        }
         std::memcpy(row_data_, &left, 8);
         std::memcpy(row_data_ + 8, &right, 8);
         std::memcpy(row_data_ + 16, &batch.distance[k], 8);
@@ -136,15 +139,17 @@ extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
                            left_columns.table_name, left.dim, right_columns.table_name, right.dim)));
 
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
-  const JoinStats stats = cpp_guard([&] {
+  // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor (the
+  // JoinStats) may be alive in this frame then.
+  const bool stopped = cpp_guard([&] {
     const PointSet left_points{left.coords, left.n, static_cast<size_t>(left.dim)};
     const PointSet right_points{right.coords, right.n, static_cast<size_t>(right.dim)};
     JoinSpec spec = spec_from_settings(eps, metric);
     spec.self_pairs = unique_pairs ? SelfPairs::Unique : SelfPairs::All;
     TuplestoreSink sink(rsinfo, left.keys, right.keys, unique_pairs);
-    return run_engine(left_points, self_join ? nullptr : &right_points, spec, sink);
+    return run_engine(left_points, self_join ? nullptr : &right_points, spec, sink).stopped;
   });
-  raise_if_interrupted(stats);
+  raise_if_interrupted(stopped);
   PG_RETURN_NULL();
 }
 

@@ -130,3 +130,13 @@ SELECT * FROM similarity_join(NULL, 'places', 1);
 CREATE TABLE null_key (id int, v float8[]);
 INSERT INTO null_key VALUES (NULL, '{1}');
 SELECT * FROM similarity_join('null_key', 'null_key', 1, left_key => 'id', right_key => 'id');
+
+-- unique_pairs on a key that is not unique: the rows of the SQL join with l.key < r.key, so two
+-- rows that share a key never pair (no (k, k) rows), and each other pair comes once.
+CREATE TABLE dup_keys (k int, v float8[]);
+INSERT INTO dup_keys VALUES (1, '{0}'), (1, '{0.5}'), (2, '{0.25}'), (2, '{0.25}'), (3, '{5}');
+SELECT * FROM similarity_join('dup_keys', 'dup_keys', 0.5, left_key => 'k', right_key => 'k',
+                              unique_pairs => true) ORDER BY 1, 2, 3;
+SELECT rows_differ(
+  $$SELECT * FROM similarity_join('dup_keys', 'dup_keys', 0.5, left_key => 'k', right_key => 'k', unique_pairs => true)$$,
+  $$SELECT a.k, b.k, a.v <-> b.v FROM dup_keys a JOIN dup_keys b ON a.v <-> b.v <= 0.5 AND a.k < b.k$$);

@@ -4,7 +4,9 @@
 #   make install          installs it into the PostgreSQL found by pg_config
 #   make engine-test      builds and runs the engine's GoogleTest suite (no PostgreSQL needed)
 #   make bench            builds build/simjoin_bench
-#   make installcheck     pg_regress suite (test/sql, expected/) against a running server
+#   make installcheck     pg_regress suite (test/sql, expected/), then the isolation specs
+#                         (test/isolation/specs, expected/), against a running server
+#   make isolationcheck   the isolation specs alone
 #   make CUDA=no          forces a CPU-only build
 #
 # Layers: src/engine (no PostgreSQL, no CUDA headers) and cuda/ (kernels) are built into
@@ -24,6 +26,12 @@ ENGINE_SRCS = $(sort $(wildcard src/engine/*.cpp))
 REGRESS      = $(sort $(notdir $(basename $(wildcard test/sql/*.sql))))
 # pg_regress 15 reads test/sql/X.sql (inputdir) and takes expected/X.out from the outputdir first.
 REGRESS_OPTS = --inputdir=test --outputdir=. --load-extension=simjoin
+# pg_isolation_regress (run by installcheck after pg_regress): test/isolation/specs/*.spec,
+# concurrent sessions (EvalPlanQual rechecks through the custom scan). Expected outputs in the
+# top-level expected/ too (the outputdir is searched first), results in results/; the spec names
+# start with epq_, so nothing collides with pg_regress's files.
+ISOLATION      = $(sort $(notdir $(basename $(wildcard test/isolation/specs/*.spec))))
+ISOLATION_OPTS = --inputdir=test/isolation --outputdir=. --load-extension=simjoin
 
 # The C++ objects have no LLVM bitcode: keep them out of PGXS's bitcode install path.
 override with_llvm = no
@@ -90,8 +98,24 @@ $(BUILD)/engine_tests: $(patsubst %.cpp,$(BUILD)/%.o,$(TEST_SRCS)) $(ENGINE_LIB)
 $(BUILD)/simjoin_bench: $(patsubst %.cpp,$(BUILD)/%.o,$(BENCH_SRCS)) $(ENGINE_LIB)
 	$(ENGINE_CXX) $^ -o $@ $(CUDA_LIBS)
 
+# The isolation specs alone, against the running server PGHOST/PGPORT name.
+.PHONY: isolationcheck
+isolationcheck:
+	$(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) $(ISOLATION)
+
 .PHONY: engine-test bench
 engine-test: $(BUILD)/engine_tests
 	$(BUILD)/engine_tests $(GTEST_ARGS)
 
 bench: $(BUILD)/simjoin_bench
+
+# ---- differential fuzzer of the custom scan (libpq; runs against a server: scripts/fuzz.sh) ----
+FUZZ_SRCS = $(sort $(wildcard test/fuzz/*.cpp))
+FUZZ_CXX  = $(CXX) -std=c++17 -O2 -g -Wall -Wextra -I$(shell $(PG_CONFIG) --includedir)
+
+$(BUILD)/simjoin_fuzz: $(FUZZ_SRCS) $(wildcard test/fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_SRCS) -o $@ -L$(shell $(PG_CONFIG) --libdir) -lpq
+
+.PHONY: fuzz-build
+fuzz-build: $(BUILD)/simjoin_fuzz

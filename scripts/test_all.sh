@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of simjoin on a fresh machine: installs what is missing (scripts/setup.sh),
 # builds, runs the engine's GoogleTest suite, starts a throwaway PostgreSQL 15 cluster, runs the
-# pg_regress suite (test/sql, expected/) and the pgTAP suite (test/pgtap), and tears it down.
+# pg_regress suite (test/sql, expected/), the isolation specs (test/isolation), the pgTAP suite
+# (test/pgtap) and a bounded run of the differential fuzzer (test/fuzz), and tears it down.
 # Ends with one line "simjoin: N passed, M failed". Exit status 0 only if all passed.
 #   SIMJOIN_NO_APT=1         skip package installation (a machine without apt, e.g. the GPU one)
 #   SIMJOIN_TEST_DEVICE=gpu  run the SQL suites with simjoin.device = gpu (default: the setting's)
@@ -40,9 +41,12 @@ if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
 fi
 if [ -n "${SIMJOIN_TEST_DEVICE:-}" ]; then export PGOPTIONS="-c simjoin.device=$SIMJOIN_TEST_DEVICE"; fi
 
-echo "== pg_regress (test/sql, expected/)"
-rm -rf results regression.diffs regression.out
-make installcheck >"$log_dir/regress.log" 2>&1
+echo "== pg_regress (test/sql, expected/) and isolation (test/isolation)"
+rm -rf results regression.diffs regression.out "$log_dir/regression.diffs.regress"
+make installcheck ISOLATION= >"$log_dir/regress.log" 2>&1
+[ -f regression.diffs ] && mv regression.diffs "$log_dir/regression.diffs.regress"
+make isolationcheck >>"$log_dir/regress.log" 2>&1  # it empties ./regression.diffs first
+[ -f "$log_dir/regression.diffs.regress" ] && cat "$log_dir/regression.diffs.regress" >> regression.diffs
 grep -E "^(ok|not ok|test )|tests passed|failed" "$log_dir/regress.log" | head -60
 p=$(grep -cE '^ok ' "$log_dir/regress.log"); f=$(grep -cE '^not ok ' "$log_dir/regress.log")
 if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then  # pg_regress's older output format

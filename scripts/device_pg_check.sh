@@ -3,7 +3,7 @@
 # .device (PostgreSQL bundle from ../shared/device/pack), .device-gtest (GoogleTest sources) and
 # optionally .device-postgis (PostGIS's shared libraries): builds and installs simjoin with CUDA,
 # runs every test with simjoin.device = gpu, then the SQL-level benchmarks. Output under $OUT.
-#   scripts/device_pg_check.sh [build] [tests] [bench] [bench1m] [bench1m-repeat] [bench1m-floor]
+#   scripts/device_pg_check.sh [build] [tests] [fuzz] [bench] [bench1m] [bench1m-repeat] [bench1m-floor]
 #                                                                  (no argument: tests and bench)
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -96,6 +96,20 @@ if [[ $steps == *" bench1m-floor "* ]]; then
     PGOPTIONS="-c simjoin.device=gpu" psql -X -f bench/sql/delivery.sql 2>&1 |
       grep -E "Time|rows_v|^ +[0-9]+ +\|"
   } | tee "$OUT/bench1m-floor.txt"
+fi
+
+if [[ $steps == *" fuzz "* ]]; then
+  # The differential fuzzer with the engine on the GPU (the custom scan and similarity_join()
+  # against PostgreSQL's own plan): FUZZ_SEEDS, FUZZ_QUERIES queries each; a GPU failure is
+  # an error (no silent fallback to the CPU engine). The binary is built
+  # on the development machine and carried in .device-fuzz (the bundle has no libpq.so to link).
+  fuzz=.device-fuzz/simjoin_fuzz
+  [ -x "$fuzz" ] || { make -s build/simjoin_fuzz && fuzz=build/simjoin_fuzz; }
+  for seed in ${FUZZ_SEEDS:-1 2 3}; do
+    PGOPTIONS="-c simjoin.gpu_error=error" "$fuzz" --seed "$seed" --queries "${FUZZ_QUERIES:-1000}" \
+      --device gpu --log "$OUT/fuzz-failures.log" > "$OUT/fuzz-$seed.txt" 2>&1
+    tail -1 "$OUT/fuzz-$seed.txt"
+  done
 fi
 
 if [[ $steps == *" bench "* ]]; then

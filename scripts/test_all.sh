@@ -65,6 +65,26 @@ f=$(grep -oE 'Failed: [0-9]+' "$log_dir/pgtap.log" | awk '{s += $2} END {print s
 grep -q '^Result: PASS' "$log_dir/pgtap.log" || [ "$f" -gt 0 ] || f=1
 passed=$((passed + ${p:-0} - f)); failed=$((failed + f))
 
+# A bounded, seeded run of the differential fuzzer (test/fuzz): generated tables and queries, each
+# compared with PostgreSQL's own plan. One test per seed; scripts/fuzz.sh runs longer campaigns.
+# One-sided data exceptions are notes, not failures: like a hash join, the custom scan evaluates
+# its key expressions on every row, where a nested loop may skip rows another clause rules out.
+echo "== fuzzer (test/fuzz): seeds ${SIMJOIN_FUZZ_SEEDS:-1 2 3}, ${SIMJOIN_FUZZ_QUERIES:-500} queries each"
+if make -s build/simjoin_fuzz >"$log_dir/fuzz-build.log" 2>&1; then
+  for seed in ${SIMJOIN_FUZZ_SEEDS:-1 2 3}; do
+    if build/simjoin_fuzz --seed "$seed" --queries "${SIMJOIN_FUZZ_QUERIES:-500}" --lenient-data-errors \
+         --log "$log_dir/fuzz-failures.log" >"$log_dir/fuzz-$seed.log" 2>&1; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1))
+      grep -A30 '^=== FAILURE' "$log_dir/fuzz-$seed.log" | head -60
+    fi
+    grep -E '^fuzz: seed ' "$log_dir/fuzz-$seed.log" | tail -1
+  done
+else
+  cat "$log_dir/fuzz-build.log"; failed=$((failed + 1))
+fi
+
 pg_cluster_stop
 echo "simjoin: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,105 @@
+// simjoin_fuzz: the pieces' interfaces (tables.cpp, queries.cpp, runner.cpp, main.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model.h"
+
+namespace fuzz {
+
+// tables.cpp
+std::string fmt_double(double x);  // a float8 SQL literal (shortest of 15 digits, quoted specials)
+Round generate_round(Rng& rng, const Env& env, int ntables);
+
+// queries.cpp
+Query generate_query(Rng& rng, const Round& round, const Env& env);
+
+}  // namespace fuzz
+
+// runner.cpp: one libpq connection and the differential check of a query.
+struct pg_conn;
+namespace fuzz {
+
+struct Row {
+  uint64_t hash;
+  uint64_t order_hash;  // of the text with -0 read as 0 (equal in ORDER BY, printed differently)
+  std::string text;  // kept for the first rows of a step only (the diff shows them)
+};
+
+struct StepResult {
+  std::vector<Row> rows;
+  long long count = 0;  // rows returned, or moved (MOVE)
+};
+
+struct SideResult {
+  bool ok = true;
+  bool crashed = false;
+  bool timeout = false;
+  std::string sqlstate, message;
+  std::vector<StepResult> steps;
+};
+
+struct Options {
+  uint64_t seed = 1;
+  long long queries = 1000;
+  double seconds = 0;
+  std::string device;
+  int tables_per_round = 4;
+  int queries_per_round = 0;   // 0: random 50-200
+  bool verbose = false;
+  bool stop_on_failure = false;
+  bool explain = true;
+  int statement_timeout_s = 20;
+  std::string log_file;        // failures are appended to it too
+  bool keep_schema = false;
+  bool lenient_data_errors = false;  // one-sided SQLSTATE 22xxx errors: notes, not failures
+  std::string library = "simjoin";  // LOADed by each session
+  std::string only;            // only queries whose "form; shape" contains it
+};
+
+class Db {
+ public:
+  explicit Db(const Options& o) : opts_(o) {}
+  ~Db();
+  bool connect(std::string* error);
+  bool alive() const;
+  // Waits (up to 60 s) for the server to accept connections again, then reconnects.
+  bool recover();
+  void set_session(const std::string& sql) { session_sql_ = sql; }
+  // Runs a command; false (and the error in *error) when it fails.
+  bool command(const std::string& sql, std::string* error = nullptr);
+  // Runs a query, streaming its rows into *out; fills side's error fields when it fails.
+  bool query(const std::string& sql, StepResult* out, SideResult* side,
+             const std::vector<std::optional<std::string>>* params = nullptr, const std::string& stmt = "");
+  bool prepare(const std::string& name, const std::string& sql, int nparams, SideResult* side);
+  std::string text(const std::string& sql);  // the first column of all rows, newline separated
+
+ private:
+  const Options& opts_;
+  pg_conn* conn_ = nullptr;
+  std::string session_sql_;
+};
+
+struct Coverage {
+  long long explained = 0, used = 0;
+};
+
+struct Stats {
+  long long queries = 0, differences = 0, crashes = 0, one_sided_timeouts = 0, both_failed = 0;
+  long long data_errors = 0;  // one-sided data exceptions under --lenient-data-errors
+  // the custom scan agreed with PostgreSQL's plan without index scans, not with the one using an
+  // index: the index disagrees with its own operator (cube or PostGIS on infinite coordinates)
+  long long index_disagreements = 0;
+  long long explained = 0, used = 0;
+  std::map<std::string, Coverage> by_form, by_shape;
+  std::map<std::string, long long> compared_by_form;
+};
+
+// Runs q with the custom scan on and off, compares, prints a failure. Returns false on a failure.
+bool check_query(Db& db, const Query& q, const Round& round, const Options& opts, Stats* stats,
+                 long long qno, int round_no);
+
+}  // namespace fuzz

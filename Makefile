@@ -8,6 +8,7 @@
 #                         (test/isolation/specs, expected/), against a running server
 #   make isolationcheck   the isolation specs alone
 #   make CUDA=no          forces a CPU-only build
+#   make CUDA_ARCH="-gencode arch=compute_86,code=sm_86 ..."  the GPU architectures to build for
 #
 # Layers: src/engine (no PostgreSQL, no CUDA headers) and cuda/ (kernels) are built into
 # build/libsimjoin_engine.a; src/pg is the PostgreSQL glue linked with it into simjoin.so.
@@ -40,7 +41,11 @@ override with_llvm = no
 NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
 CUDA ?= $(if $(NVCC),yes,no)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
-CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+# Machine code for Ampere (sm_80: A100; also runs on 8.6 and 8.9) and Hopper (sm_90: H100, H200),
+# and compute_90 PTX that newer GPUs compile when the library is loaded. The device probe refuses
+# GPUs older than the lowest architecture listed here.
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -ffp-contract=off \
              --expt-relaxed-constexpr -Isrc/engine -Icuda
 
@@ -75,7 +80,15 @@ $(BUILD)/%.o: %.cpp $(wildcard src/engine/*.h cuda/*.h test/engine/*.h)
 	@mkdir -p $(dir $@)
 	$(ENGINE_CXX) -c $< -o $@
 
-$(BUILD)/%.o: %.cu $(wildcard src/engine/*.h cuda/*.h cuda/*.cuh)
+# The nvcc command line, rewritten when it changes, so that another CUDA_ARCH rebuilds the kernels.
+$(BUILD)/nvcc_flags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(NVCC) $(NVCCFLAGS) $(ENGINE_DEFS)' | cmp -s - $@ || echo '$(NVCC) $(NVCCFLAGS) $(ENGINE_DEFS)' > $@
+
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/%.o: %.cu $(wildcard src/engine/*.h cuda/*.h cuda/*.cuh) $(BUILD)/nvcc_flags
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(ENGINE_DEFS) -c $< -o $@
 

@@ -10,33 +10,96 @@
 namespace simjoin::gpu {
 namespace {
 
-constexpr int kMinComputeMajor = 9;  // the library carries sm_90 code and compute_90 PTX
+// The lowest architecture this build carries code for (nvcc lists the -gencode virtual
+// architectures, e.g. 800,900): an older device can run none of its kernels.
+#ifdef __CUDA_ARCH_LIST__
+constexpr int kBuiltArchs[] = {__CUDA_ARCH_LIST__};
+#else
+constexpr int kBuiltArchs[] = {0};  // an nvcc older than 11.5: not checked here
+#endif
+
+constexpr int lowest_built_arch() {
+  int lowest = kBuiltArchs[0];
+  for (int arch : kBuiltArchs) lowest = arch < lowest ? arch : lowest;
+  return lowest;
+}
+
+std::string version_text(int cuda_version) {  // 12040 -> "12.4"
+  return std::to_string(cuda_version / 1000) + "." + std::to_string(cuda_version % 1000 / 10);
+}
+
+// Why the CUDA runtime found no usable device, in words a user can act on; the CUDA error's
+// name stays at the end for support.
+std::string no_device_reason(cudaError_t status) {
+  std::string text;
+  switch (status) {
+    case cudaErrorInsufficientDriver: {
+      int driver = 0;
+      cudaDriverGetVersion(&driver);  // 0 when no driver is installed; initializes nothing
+      text = driver == 0 ? "no NVIDIA GPU driver found"
+                         : "the NVIDIA GPU driver supports CUDA " + version_text(driver) +
+                               " but simjoin was built with CUDA " + version_text(CUDART_VERSION) +
+                               ": update the driver";
+      break;
+    }
+    case cudaErrorNoDevice:
+      text = "no NVIDIA GPU found";
+      break;
+    case cudaErrorInitializationError:
+      text = "the NVIDIA GPU driver failed to initialize (does nvidia-smi work?)";
+      break;
+    case cudaErrorSystemDriverMismatch:
+      text = "the NVIDIA kernel module and driver library versions differ: reload the driver or "
+             "reboot";
+      break;
+    case cudaErrorCompatNotSupportedOnDevice:
+      text = "the NVIDIA forward-compatibility driver does not support this GPU";
+      break;
+    case cudaErrorStubLibrary:
+      text = "only a stub of the NVIDIA driver library was found, not a real driver";
+      break;
+    case cudaErrorDevicesUnavailable:
+      text = "every NVIDIA GPU is busy or unavailable (exclusive compute mode?)";
+      break;
+    case cudaErrorOperatingSystem:
+    case cudaErrorNotPermitted:
+      text = "the operating system refused access to the NVIDIA GPU (permissions of /dev/nvidia*?)";
+      break;
+    default:
+      text = std::string("the NVIDIA GPU cannot be used: ") + cudaGetErrorString(status);
+      break;
+  }
+  return text + " (" + cudaGetErrorName(status) + ")";
+}
 
 DeviceInfo probe() {
   DeviceInfo info;
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    info.reason = std::string("no usable CUDA driver or device: ") + cudaGetErrorName(status) +
-                  " (" + cudaGetErrorString(status) + ")";
+    info.reason = no_device_reason(status);
     cudaGetLastError();  // clear it: a later call must not report this one
     return info;
   }
   if (count == 0) {
-    info.reason = "no CUDA device";
+    info.reason = "no NVIDIA GPU found";
     return info;
   }
   cudaDeviceProp properties{};
   const cudaError_t props_status = cudaGetDeviceProperties(&properties, info.ordinal);
   if (props_status != cudaSuccess) {
-    info.reason = std::string("cannot read the CUDA device's properties: ") +
-                  cudaGetErrorString(props_status);
+    info.reason = std::string("the NVIDIA GPU's properties cannot be read: ") +
+                  cudaGetErrorString(props_status) + " (" + cudaGetErrorName(props_status) + ")";
     return info;
   }
   info.name = properties.name;
-  if (properties.major < kMinComputeMajor) {
+  const int arch = properties.major * 100 + properties.minor * 10;
+  if (arch < lowest_built_arch()) {
     info.reason = info.name + " has compute capability " + std::to_string(properties.major) +
-                  "." + std::to_string(properties.minor) + "; simjoin's kernels need 9.0 or newer";
+                  "." + std::to_string(properties.minor) + "; this build of simjoin needs " +
+                  std::to_string(lowest_built_arch() / 100) + "." +
+                  std::to_string(lowest_built_arch() % 100 / 10) +
+                  " or newer (rebuild it with make CUDA_ARCH=...: see README.md)";
     return info;
   }
   info.usable = true;

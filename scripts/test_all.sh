@@ -2,7 +2,8 @@
 # Runs every test of simjoin on a fresh machine: installs what is missing (scripts/setup.sh),
 # builds, runs the engine's GoogleTest suite, starts a throwaway PostgreSQL 15 cluster, runs the
 # pg_regress suite (test/sql, expected/), the isolation specs (test/isolation), the pgTAP suite
-# (test/pgtap) and a bounded run of the differential fuzzer (test/fuzz), and tears it down.
+# (test/pgtap), the README's SQL blocks (test/readme) and a bounded run of the differential fuzzer
+# (test/fuzz), and tears it down.
 # Ends with one line "simjoin: N passed, M failed". Exit status 0 only if all passed.
 #   SIMJOIN_NO_APT=1         skip package installation (a machine without apt, e.g. the GPU one)
 #   SIMJOIN_TEST_DEVICE=gpu  run the SQL suites with simjoin.device = gpu (default: the setting's)
@@ -64,6 +65,13 @@ p=$(grep -oE 'Tests=[0-9]+' "$log_dir/pgtap.log" | grep -oE '[0-9]+' || echo 0)
 f=$(grep -oE 'Failed: [0-9]+' "$log_dir/pgtap.log" | awk '{s += $2} END {print s + 0}')
 grep -q '^Result: PASS' "$log_dir/pgtap.log" || [ "$f" -gt 0 ] || f=1
 passed=$((passed + ${p:-0} - f)); failed=$((failed + f))
+
+echo "== README's SQL (test/readme)"
+if bash test/readme/run_readme_sql.sh >"$log_dir/readme.log" 2>&1; then
+  passed=$((passed + 1)); tail -1 "$log_dir/readme.log"
+else
+  failed=$((failed + 1)); tail -40 "$log_dir/readme.log"
+fi
 
 # A bounded, seeded run of the differential fuzzer (test/fuzz): generated tables and queries, each
 # compared with PostgreSQL's own plan. One test per seed; scripts/fuzz.sh runs longer campaigns.

@@ -51,7 +51,8 @@ CREATE OPERATOR @extschema@.<=> (LEFTARG = pg_catalog.float4[], RIGHTARG = pg_ca
 -- the rows of  SELECT l.key, r.key, d(l.v, r.v) FROM left_table l JOIN right_table r
 --              ON d(l.v, r.v) <= eps
 -- with the privileges and row-level security of that query. Vector columns default to the
--- table's only real[]/float8[] column, keys to its single-column integer primary key.
+-- table's only real[]/float8[] column, keys to its single-column integer primary key; when both
+-- tables are the same relation, a column or key named on one side only serves both.
 -- A self-join (same table, column and key) returns both orders and each row with itself;
 -- unique_pairs => true returns each unordered pair of distinct rows once, left_id < right_id.
 CREATE FUNCTION @extschema@.similarity_join(

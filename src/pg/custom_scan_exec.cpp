@@ -1530,27 +1530,31 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   // EXPLAIN ANALYZE (or auto_explain) runs once nothing more will be fetched: an engine still
   // running (under a LIMIT it waits on its full queue) is stopped now, to report what it did.
   stop_stream(st);
-  if (!explain_details_setting) return;
   if (st->totals.runs == 0) {
     ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out), es);
     return;
   }
-  char line[1024];
-  line[0] = '\0';
   EngineTotals* t = &st->totals;
-  cpp_guard([&] {
-    JoinStats stats;
-    stats.device = t->device;
-    stats.algorithm = t->algorithm;
-    stats.indexed_dims = t->indexed_dims;
-    stats.batches = t->batches;
-    stats.candidates = t->candidates;
-    stats.pairs = t->pairs;
-    for (int k = 0; k < t->phase_count; ++k)
-      stats.phase_seconds.emplace_back(t->phase_name[k], t->phase_seconds[k]);
-    describe_join(stats, line, sizeof line);
-  });
-  ExplainPropertyText("Engine", line, es);
+  // The Engine line names the device, the algorithm it chose and the timings: machine details.
+  // The counters below are the same on every machine (Engine Pairs of a run stopped early,
+  // under a LIMIT, depends on timing).
+  if (explain_details_setting) {
+    char line[1024];
+    line[0] = '\0';
+    cpp_guard([&] {
+      JoinStats stats;
+      stats.device = t->device;
+      stats.algorithm = t->algorithm;
+      stats.indexed_dims = t->indexed_dims;
+      stats.batches = t->batches;
+      stats.candidates = t->candidates;
+      stats.pairs = t->pairs;
+      for (int k = 0; k < t->phase_count; ++k)
+        stats.phase_seconds.emplace_back(t->phase_name[k], t->phase_seconds[k]);
+      describe_join(stats, line, sizeof line);
+    });
+    ExplainPropertyText("Engine", line, es);
+  }
   ExplainPropertyInteger("Engine Runs", nullptr, static_cast<int64>(t->runs), es);
   ExplainPropertyInteger("Engine Runs Stopped Early", nullptr,
                          static_cast<int64>(t->stopped_early), es);

@@ -39,7 +39,8 @@ void define_settings() {
       nullptr, nullptr);
   DefineCustomEnumVariable(
       "simjoin.gpu_error", "What a GPU failure does: fallback (rerun on the CPU) or error.",
-      "fallback reruns the join on the CPU engine with a NOTICE, when no row was returned yet.",
+      "fallback reruns a GPU join that failed before handing over its first pairs on the CPU "
+      "engine, with a NOTICE. simjoin.device = gpu without a usable GPU is an ERROR either way.",
       &gpu_error_setting, GPU_ERROR_FALLBACK, gpu_error_options, PGC_USERSET, 0, nullptr,
       nullptr, nullptr);
   DefineCustomIntVariable("simjoin.threads", "CPU engine worker threads (0: one per core).",
@@ -51,7 +52,8 @@ void define_settings() {
                            nullptr);
   DefineCustomBoolVariable(
       "simjoin.explain_machine_details",
-      "Include the device name and timings in simjoin's NOTICE and EXPLAIN output.",
+      "Include what differs between machines (device, batches, timings) in simjoin's NOTICE "
+      "and EXPLAIN output; EXPLAIN's counters are shown either way.",
       "Turned off by the regression tests so that their output is the same on every machine.",
       &explain_details_setting, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 }

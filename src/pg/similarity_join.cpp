@@ -113,11 +113,21 @@ extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
       parse_metric(PG_ARGISNULL(METRIC) ? "euclidean" : text_to_cstring(PG_GETARG_TEXT_PP(METRIC)));
   const bool unique_pairs = !PG_ARGISNULL(UNIQUE_PAIRS) && PG_GETARG_BOOL(UNIQUE_PAIRS);
 
+  // One relation on both sides: a column or key named on one side only serves both.
+  const Oid left_table = PG_GETARG_OID(LEFT_TABLE), right_table = PG_GETARG_OID(RIGHT_TABLE);
+  const char* left_column = name_argument(fcinfo, LEFT_COLUMN);
+  const char* right_column = name_argument(fcinfo, RIGHT_COLUMN);
+  const char* left_key = name_argument(fcinfo, LEFT_KEY);
+  const char* right_key = name_argument(fcinfo, RIGHT_KEY);
+  if (left_table == right_table) {
+    if (!left_column) left_column = right_column;
+    if (!right_column) right_column = left_column;
+    if (!left_key) left_key = right_key;
+    if (!right_key) right_key = left_key;
+  }
   TableColumns left_columns, right_columns;
-  resolve_table_columns(PG_GETARG_OID(LEFT_TABLE), name_argument(fcinfo, LEFT_COLUMN),
-                        name_argument(fcinfo, LEFT_KEY), "left", &left_columns);
-  resolve_table_columns(PG_GETARG_OID(RIGHT_TABLE), name_argument(fcinfo, RIGHT_COLUMN),
-                        name_argument(fcinfo, RIGHT_KEY), "right", &right_columns);
+  resolve_table_columns(left_table, left_column, left_key, "left", &left_columns);
+  resolve_table_columns(right_table, right_column, right_key, "right", &right_columns);
   const bool self_join = left_columns.relid == right_columns.relid &&
                          left_columns.vector_attnum == right_columns.vector_attnum &&
                          left_columns.key_attnum == right_columns.key_attnum;

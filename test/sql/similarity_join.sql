@@ -140,3 +140,18 @@ SELECT * FROM similarity_join('dup_keys', 'dup_keys', 0.5, left_key => 'k', righ
 SELECT rows_differ(
   $$SELECT * FROM similarity_join('dup_keys', 'dup_keys', 0.5, left_key => 'k', right_key => 'k', unique_pairs => true)$$,
   $$SELECT a.k, b.k, a.v <-> b.v FROM dup_keys a JOIN dup_keys b ON a.v <-> b.v <= 0.5 AND a.k < b.k$$);
+
+-- The same table on both sides: a vector column or key named on one side only serves both.
+CREATE TABLE two_vectors (id int PRIMARY KEY, k int, v float8[], w float8[]);
+INSERT INTO two_vectors VALUES (1, 10, '{0,0}', '{5,5}'), (2, 20, '{0,1}', '{9,9}');
+SELECT * FROM similarity_join('two_vectors', 'two_vectors', 1.5, left_column => 'v') ORDER BY 1, 2;
+SELECT * FROM similarity_join('two_vectors', 'two_vectors', 1.5, right_column => 'w') ORDER BY 1, 2;
+SELECT * FROM similarity_join('two_vectors', 'two_vectors', 1.5, left_column => 'v', right_key => 'k')
+ORDER BY 1, 2;
+SELECT * FROM similarity_join('two_vectors', 'two_vectors', 1.5, right_column => 'v', left_key => 'k',
+                              unique_pairs => true);
+-- Two different columns: no self-join.
+SELECT * FROM similarity_join('two_vectors', 'two_vectors', 7, left_column => 'v', right_column => 'w')
+ORDER BY 1, 2;
+-- Another table: its column is still its own.
+SELECT * FROM similarity_join('two_vectors', 'places', 1, left_column => 'v');

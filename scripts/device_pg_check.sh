@@ -30,6 +30,7 @@ fi
 
 if [[ $steps == *" tests "* ]]; then
   mkdir -p "$OUT/logs"
+  [ -x .device-fuzz/simjoin_fuzz ] && export SIMJOIN_FUZZ_BIN=.device-fuzz/simjoin_fuzz
   SIMJOIN_NO_APT=1 SIMJOIN_EXISTING_SERVER=1 SIMJOIN_TEST_DEVICE=gpu SIMJOIN_TEST_LOGS=$OUT/logs \
     bash scripts/test_all.sh > "$OUT/test_all.txt" 2>&1
   echo "tests: $(tail -1 "$OUT/test_all.txt")"

@@ -52,7 +52,7 @@ struct Options {
   bool verbose = false;
   bool stop_on_failure = false;
   bool explain = true;
-  int statement_timeout_s = 20;
+  int statement_timeout_s = 10;
   std::string log_file;        // failures are appended to it too
   bool keep_schema = false;
   bool lenient_data_errors = false;  // one-sided SQLSTATE 22xxx errors: notes, not failures
@@ -70,7 +70,7 @@ class Db {
   bool recover();
   void set_session(const std::string& sql) { session_sql_ = sql; }
   // Runs a command; false (and the error in *error) when it fails.
-  bool command(const std::string& sql, std::string* error = nullptr);
+  bool command(const std::string& sql, std::string* error = nullptr, std::string* sqlstate = nullptr);
   // Runs a query, streaming its rows into *out; fills side's error fields when it fails.
   bool query(const std::string& sql, StepResult* out, SideResult* side,
              const std::vector<std::optional<std::string>>* params = nullptr, const std::string& stmt = "");

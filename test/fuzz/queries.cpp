@@ -316,7 +316,9 @@ class Generator {
       if (c.left->has_point) pool.push_back("a.p");
       if (c.right->has_geom) pool.push_back("b.g");
     }
-    if (c.left->has_cube) pool.push_back("a.cb");
+    // cube's order is not total with NaN coordinates (cube_cmp compares them as equal to
+    // anything), so an ordered projection sorts its text instead
+    if (c.left->has_cube) pool.push_back(orderable ? "a.cb::text" : "a.cb");
     if (c.right->has_w) pool.push_back("b.w");
     if (c.left->has_jsonb) pool.push_back("a.j");
     Strings out;

@@ -89,13 +89,14 @@ bool Db::recover() {
   return false;
 }
 
-bool Db::command(const std::string& sql, std::string* error) {
+bool Db::command(const std::string& sql, std::string* error, std::string* sqlstate) {
   PGresult* res = PQexec(conn_, sql.c_str());
   const ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
   const bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY;
   if (!ok && error) {
     std::string state;
     *error = error_of(res, conn_, &state);
+    if (sqlstate) *sqlstate = state;
   }
   PQclear(res);
   return ok;
@@ -221,14 +222,14 @@ SideResult run_side(Db& db, const Query& q, bool on, bool explain, std::string* 
       std::string err;
       if (!db.command("DECLARE c " + std::string(q.scroll ? "SCROLL" : "NO SCROLL") + " CURSOR" +
                           (q.hold ? " WITH HOLD" : "") + " FOR " + q.sql,
-                      &err)) {
+                      &err, &side.sqlstate)) {
         side.ok = false;
         side.message = err;
         side.crashed = !db.alive();
       } else {
         for (size_t k = 0; k < q.steps.size(); ++k) {
           if (!run_plain(q.steps[k].sql)) break;
-          if (q.hold && k == 0 && !db.command("COMMIT", &err)) {  // WITH HOLD: materialized at commit
+          if (q.hold && k == 0 && !db.command("COMMIT", &err, &side.sqlstate)) {  // WITH HOLD: materialized at commit
             side.ok = false;
             side.message = err;
             side.crashed = !db.alive();

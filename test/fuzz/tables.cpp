@@ -52,12 +52,12 @@ Table generate_table(Rng& rng, const Env& env, const Round& round, const std::st
   t.lattice = rng.chance(0.75);
   // sizes: mostly small (PostgreSQL's nested loop must stay fast), sometimes empty or one row,
   // sometimes large enough for several result batches (65536 pairs each) and spills.
-  switch (rng.weighted({6, 6, 55, 20, 3})) {
+  switch (rng.weighted({6, 6, 55, 20, 2})) {
     case 0: t.rows = 0; break;
     case 1: t.rows = 1; break;
     case 2: t.rows = static_cast<int>(rng.range(2, 120)); break;
     case 3: t.rows = static_cast<int>(rng.range(120, 300)); break;
-    default: t.rows = static_cast<int>(rng.range(600, 1500)); break;
+    default: t.rows = static_cast<int>(rng.range(600, 1200)); break;
   }
   const int key_style = static_cast<int>(rng.weighted({4, 3, 2, 2}));  // pk, unique, dups, NULLs
   t.primary_key = key_style == 0;

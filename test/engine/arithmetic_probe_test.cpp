@@ -130,8 +130,9 @@ TEST(ArithmeticProbe, CatchesAnotherSummationOrder) {
 }
 
 TEST(ArithmeticProbe, CatchesExtendedAndSinglePrecision) {
-  if (LDBL_MANT_DIG > DBL_MANT_DIG)
+  if (LDBL_MANT_DIG > DBL_MANT_DIG) {
     EXPECT_FALSE(distance_agrees(Metric::Euclidean, extended_euclidean, nullptr));
+  }
   EXPECT_FALSE(distance_agrees(Metric::Chebyshev, single_chebyshev, nullptr));
 }
 

@@ -47,6 +47,18 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT r, (SELECT count(*) FROM rs_places a JOIN rs_places b
            ON a.pos <-> b.pos <= rs_radii.r AND a.name < b.name) FROM rs_radii;
 
+-- The same self-join without a rescan, the two sides needing different columns of the shared
+-- scan (the outer side the name, the inner side the name and the vector; this crashed too).
+SELECT * FROM pg_temp.cs_compare($$
+  SELECT a.name AS a_name, b.name AS b_name, b.pos FROM rs_places a JOIN rs_places b ON a.pos <-> b.pos <= 1
+  AND a.name < b.name$$);
+SELECT pg_temp.cs_explain($$SELECT a.name, b.name, b.pos FROM rs_places a JOIN rs_places b
+  ON a.pos <-> b.pos <= 1 AND a.name < b.name$$, 'Outer Storage');
+SELECT * FROM pg_temp.cs_compare($$
+  SELECT a.id AS a_id, b.id AS b_id, b.v FROM rs_sv1 a JOIN rs_sv1 b ON a.v <-> b.v <= 2 AND a.id <> b.id$$);
+SELECT pg_temp.cs_explain($$SELECT a.id, b.id, b.v FROM rs_sv1 a JOIN rs_sv1 b
+  ON a.v <-> b.v <= 2 AND a.id <> b.id$$, 'Outer Storage');
+
 -- 3. Two distance clauses, the same eps on both rescans (this crashed too).
 CREATE TABLE rs_lat (id int, v float8[], r float8[]);
 INSERT INTO rs_lat SELECT g, ARRAY[(g % 10) * 0.5, (g / 10) * 0.5], ARRAY[(g % 3) * 0.1]

@@ -14,7 +14,7 @@ namespace fuzz {
 std::string fmt_double(double x);  // a float8 SQL literal (shortest of 15 digits, quoted specials)
 Round generate_round(Rng& rng, const Env& env, int ntables);
 
-// queries.cpp
+// queries.cpp (the joins' distance forms: query_forms.h)
 Query generate_query(Rng& rng, const Round& round, const Env& env);
 
 }  // namespace fuzz

@@ -8,13 +8,15 @@
 //   simjoin_fuzz --seed S --queries N [--seconds T] [--device cpu|gpu] [--tables-per-round K]
 //                [--queries-per-round M] [--no-explain] [--stop-on-failure] [--log FILE]
 //                [--statement-timeout SECONDS] [--keep-schema] [--only TEXT] [--verbose]
+//                [--print-queries]
 //
 // --only TEXT keeps only the queries whose form or shape contains TEXT (e.g. "correlated",
 // "cube", "outer values"): the same seed then draws other queries. --library names the library
 // each session LOADs (default simjoin) for the cube, point and PostGIS forms' planner hook.
 // --lenient-data-errors reports an error on one side only whose SQLSTATE is a data exception
 // (class 22: a key expression evaluated on a row the other plan never evaluates, the join's
-// clauses taken in another order) as a NOTE instead of a failure.
+// clauses taken in another order) as a NOTE instead of a failure. --print-queries prints the
+// rounds' tables and the queries the seed generates (cube and PostGIS assumed) without connecting.
 //
 // Connects with libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE); works in its own
 // schema fuzz_<seed>. Exit status 1 when there was a difference or a crash.
@@ -35,7 +37,7 @@ void usage() {
                "                    [--tables-per-round K] [--queries-per-round M] [--no-explain]\n"
                "                    [--stop-on-failure] [--log FILE] [--statement-timeout S] [--keep-schema]\n"
                "                    [--only SUBSTRING-OF-FORM-OR-SHAPE] [--library simjoin] [--lenient-data-errors]\n"
-               "                    [--verbose]\n";
+               "                    [--verbose] [--print-queries]\n";
   std::exit(2);
 }
 
@@ -46,11 +48,69 @@ std::string pct(long long a, long long b) {
   return buf;
 }
 
+const char* mode_name(StepMode m) {
+  switch (m) {
+    case StepMode::Sequence: return "sequence";
+    case StepMode::Multiset: return "multiset";
+    case StepMode::Count: return "count";
+    case StepMode::Accumulate: return "accumulate";
+    case StepMode::SubsetOfNext: return "subset of next";
+  }
+  return "?";
+}
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::Plain: return "plain";
+    case Kind::Cursor: return "cursor";
+    case Kind::Prepared: return "prepared";
+    case Kind::Function: return "function";
+    case Kind::Dml: return "dml";
+  }
+  return "?";
+}
+
+// --print-queries: the rounds and queries the main loop would generate, printed instead of run.
+void print_queries(const Options& o) {
+  Env env;
+  env.cube = env.postgis = true;
+  Rng rng(o.seed);
+  long long n = 0;
+  for (int round_no = 1; n < o.queries; ++round_no) {
+    const Round round = generate_round(rng, env, o.tables_per_round);
+    const int per_round = o.queries_per_round > 0 ? o.queries_per_round : static_cast<int>(rng.range(50, 200));
+    std::cout << "-- round " << round_no << ": " << per_round << " queries, dim " << round.dim << ", spacing "
+              << round.spacing << "\n";
+    for (const auto& t : round.tables) std::cout << t.sql << "\n";
+    std::cout << round.aux_sql << "\n" << round.settings_sql << "\n";
+    for (int k = 0; k < per_round && n < o.queries; ++k) {
+      Query q = generate_query(rng, round, env);
+      for (int tries = 0; !o.only.empty() && tries < 10000 &&
+                          (q.form + "; " + q.shape).find(o.only) == std::string::npos; ++tries)
+        q = generate_query(rng, round, env);
+      std::cout << "-- query " << ++n << " [" << q.form << "; " << q.shape << "] " << kind_name(q.kind)
+                << (q.explain ? ", explain" : "") << ", tables";
+      for (const auto& t : q.tables) std::cout << " " << t;
+      std::cout << "\n" << q.sql << "\n";
+      if (!q.off_sql.empty()) std::cout << "-- off: " << q.off_sql << "\n";
+      if (q.kind == Kind::Prepared) std::cout << "-- plan_cache_mode " << q.plan_cache_mode << "\n";
+      if (q.kind == Kind::Cursor)
+        std::cout << "-- " << (q.scroll ? "scroll" : "no scroll") << (q.hold ? ", hold" : "") << "\n";
+      for (const auto& st : q.steps) {
+        std::cout << "-- step (" << mode_name(st.mode) << ")";
+        for (const auto& p : st.params) std::cout << " " << (p ? "'" + *p + "'" : "NULL");
+        std::cout << ": " << st.sql << "\n";
+      }
+      std::cout << "-- repro:\n" << q.repro() << "\n";
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
-  bool queries_given = false;
+  bool queries_given = false, print = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() -> std::string {
@@ -72,7 +132,12 @@ int main(int argc, char** argv) {
     else if (a == "--stop-on-failure") o.stop_on_failure = true;
     else if (a == "--keep-schema") o.keep_schema = true;
     else if (a == "--verbose" || a == "-v") o.verbose = true;
+    else if (a == "--print-queries") print = true;
     else usage();
+  }
+  if (print) {
+    print_queries(o);
+    return 0;
   }
   if (o.seconds > 0 && !queries_given) o.queries = -1;  // until the time is up
 

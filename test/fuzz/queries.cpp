@@ -1,49 +1,21 @@
 // simjoin_fuzz: random queries over a round's tables. Each query joins two tables (or one with
-// itself) on one of the distance forms the SimilarityJoin custom scan recognizes, wrapped in a
-// shape: plain join, aggregates, correlated subqueries and LATERAL with a changing eps, keys
-// computed from outer values, LEFT JOIN / EXISTS, ORDER BY ... LIMIT, LIMIT alone, cursors,
-// prepared statements (generic and custom plans), similarity_join() against the plain join.
+// itself) on one of the distance forms the SimilarityJoin custom scan recognizes (built by
+// query_forms.cpp), wrapped in a shape: plain join, aggregates, correlated subqueries and LATERAL
+// with a changing eps, keys computed from outer values, LEFT JOIN / EXISTS, ORDER BY ... LIMIT,
+// LIMIT alone, cursors, prepared statements (generic and custom plans), similarity_join() against
+// the plain join.
 #include <cmath>
-#include <functional>
 
 #include "fuzz.h"
+#include "query_forms.h"
 
 namespace fuzz {
 
 namespace {
 
-using Strings = std::vector<std::string>;
-
-std::string join(const Strings& xs, const std::string& sep) {
-  std::string s;
-  for (size_t i = 0; i < xs.size(); ++i) s += (i ? sep : "") + xs[i];
-  return s;
-}
-
-// The distance family of a join.
-enum class Family { SimjoinOp, SimjoinFn, CubeOp, CubeFn, CubeEnlarge, Point, Postgis };
-
-struct Core {
-  std::string from;   // FROM ... (joins and ON clauses), without WHERE
-  std::string where;  // conditions for WHERE ("" when none)
-  std::string dist;   // the distance expression (for projections and aggregates)
-  std::string form;   // coverage key
-  const Table* left = nullptr;
-  const Table* right = nullptr;
-  Strings tables;
-};
-
-struct CoreOptions {
-  std::string eps;        // SQL expression of the bound
-  std::string shift;      // an outer value the keys must use ("" when none)
-  bool comma_join = false;
-  bool allow_filters = true;
-  bool left_join = false;  // LEFT JOIN: the distance stays in ON
-};
-
-class Generator {
+class ShapeGenerator {
  public:
-  Generator(Rng& rng, const Round& round, const Env& env) : rng_(rng), round_(round), env_(env) {}
+  ShapeGenerator(Rng& rng, const Round& round, const Env& env) : rng_(rng), round_(round), forms_(rng, round, env) {}
 
   Query generate() {
     Query q;
@@ -71,238 +43,9 @@ class Generator {
  private:
   Rng& rng_;
   const Round& round_;
-  const Env& env_;
+  FormGenerator forms_;  // the distance forms, drawn from rng_ too
 
   double S() const { return round_.spacing; }
-
-  const Table& table() { return rng_.pick(round_.tables); }
-
-  // A constant bound: lattice multiples (pairs exactly at eps), 0, negative, NULL, NaN,
-  // Infinity, all pairs; as float8, float4, numeric or untyped.
-  std::string const_eps() {
-    const double s = S();
-    switch (rng_.weighted({30, 10, 8, 8, 4, 3, 3, 3, 3, 5, 4, 4})) {
-      case 0: return fmt_double(s * static_cast<double>(rng_.range(1, 3)));
-      case 1: return fmt_double(s * std::sqrt(2.0));
-      case 2: return fmt_double(s / 2);
-      case 3: return "0";
-      case 4: return "-1";
-      case 5: return "NULL::float8";
-      case 6: return "'NaN'::float8";
-      case 7: return "'Infinity'::float8";
-      case 8: return "1e9";
-      case 9: return fmt_double(s) + "::real";
-      case 10: return fmt_double(2 * s) + "::numeric";
-      default: return "(SELECT max(e) FROM fz_eps WHERE e < 1e8)";
-    }
-  }
-
-  std::string shift_const() { return rng_.pick(Strings{"0", fmt_double(S()), fmt_double(-S() / 2)}); }
-
-  // A single-side filter on alias x.
-  std::string filter(const std::string& x) {
-    switch (rng_.range(0, 8)) {
-      case 0: return x + ".c1 < " + std::to_string(rng_.range(1, 4));
-      case 1: return x + ".c2 IS NOT NULL";
-      case 2: return x + ".name > 'm'";
-      case 3: return x + ".f < 2";
-      case 4: return x + ".id % 3 <> 0";
-      case 5: return x + ".num IS NULL OR " + x + ".num > 0.5";
-      case 6: return "length(" + x + ".name) > 2";
-      case 7: return x + ".x1 >= 0";
-      default: return x + ".c1 = " + std::to_string(rng_.range(0, 2));
-    }
-  }
-
-  // A clause across both sides.
-  std::string cross_clause() {
-    return rng_.pick(Strings{"a.c1 = b.c1", "a.name < b.name", "a.id <> b.id", "a.id < b.id",
-                             "(a.c1 = b.c1 OR a.f < b.f)", "a.num <= b.num", "a.c2 IS DISTINCT FROM b.c2",
-                             "length(a.name) >= length(b.name)", "a.x1 + b.x1 > 1", "md5(a.name) < md5(b.name)",
-                             "abs(a.c1 - b.c1) <= 1", "a.c1 = b.c1 AND a.c2 = b.c2", "a.name = b.name",
-                             "a.f <> b.f OR a.id = b.id"});
-  }
-
-  // Picks the family of distance, the tables and the key expressions, and writes the join.
-  Core core(const CoreOptions& o) {
-    Core c;
-    const Table* L = &table();
-    const Table* R = rng_.chance(0.35) ? L : &table();
-    // PostgreSQL's own plan is a nested loop: two large sides would take seconds per query
-    for (int tries = 0; tries < 8 && L->rows >= 1000 && R->rows >= 1000 && !(L == R && rng_.chance(0.2)); ++tries)
-      R = &table();
-    // simjoin's distances raise on vectors of other dimensions: mostly join tables of one dimension
-    for (int tries = 0; tries < 8 && R->dim != L->dim && rng_.chance(0.9); ++tries) R = &table();
-    std::vector<int> weights = {30, 10, env_.cube ? 10 : 0, env_.cube ? 4 : 0, env_.cube ? 6 : 0, 8,
-                                env_.postgis ? 8 : 0};
-    const auto fam = static_cast<Family>(rng_.weighted(weights));
-    const std::string sh = o.shift;
-    // shift terms for the left and right keys: the outer value on one side (or both) when there is
-    // one, otherwise a constant or nothing
-    std::string lsh, rsh;
-    if (!sh.empty()) {
-      const int where = static_cast<int>(rng_.range(0, 2));
-      lsh = where != 1 ? sh : "";
-      rsh = where != 0 ? sh : "";
-    } else if (rng_.chance(0.15)) {
-      rsh = shift_const();
-    }
-    const bool computed = !sh.empty() || !rsh.empty() || rng_.chance(0.15);
-    auto plus = [](const std::string& x, const std::string& s) { return s.empty() ? x : "(" + x + " + " + s + ")"; };
-    std::string lk, rk, dist, cond;
-    const std::string E = o.eps;
-    auto compare = [&](const std::string& d) {
-      switch (rng_.range(0, 3)) {
-        case 0: return d + " <= " + E;
-        case 1: return d + " < " + E;
-        case 2: return E + " >= " + d;
-        default: return rng_.chance(0.5) ? E + " > " + d : d + " <= " + E;
-      }
-    };
-    const bool swap = rng_.chance(0.3);  // the right key first
-    auto ordered = [&](const std::string& x, const std::string& y) { return swap ? y + ", " + x : x + ", " + y; };
-    auto opd = [&](const std::string& x, const std::string& op, const std::string& y) {
-      return swap ? y + " " + op + " " + x : x + " " + op + " " + y;
-    };
-    switch (fam) {
-      case Family::SimjoinOp:
-      case Family::SimjoinFn: {
-        const bool real = L->has_w && R->has_w && rng_.chance(0.4);
-        const int scalar = computed && rng_.chance(0.6) ? static_cast<int>(rng_.range(1, 2)) : 0;
-        const std::string cast = real ? "::real[]" : "::float8[]";
-        auto key = [&](const std::string& x, const std::string& s) {
-          if (scalar == 1) return "ARRAY[" + plus(x + ".x1", s) + "]" + cast;
-          if (scalar == 2) return "ARRAY[" + plus(x + ".x1", s) + ", " + x + ".x2]" + cast;
-          const std::string v = x + (real ? ".w" : ".v");
-          if (s.empty()) return v;
-          if (rng_.chance(0.1)) return "fz_shift_vec(" + v + ", " + s + ")" + cast;  // a SQL function (slow)
-          // coordinates shifted (NULL vectors stay NULL)
-          std::string arr = "CASE WHEN " + v + " IS NULL THEN NULL ELSE ARRAY[";
-          for (int d = 1; d <= L->dim; ++d)
-            arr += (d > 1 ? ", " : "") + plus(v + "[" + std::to_string(d) + "]", d == 1 || rng_.chance(0.5) ? s : "");
-          return arr + "]" + cast + " END";
-        };
-        lk = key("a", lsh);
-        rk = key("b", rsh);
-        const int m = static_cast<int>(rng_.range(0, 2));
-        if (fam == Family::SimjoinOp) {
-          const std::string op = m == 0 ? "<->" : m == 1 ? "<#>" : "<=>";
-          dist = opd(lk, op, rk);
-          c.form = "simjoin " + op + (real ? " real[]" : " float8[]");
-        } else {
-          const std::string fn = m == 0 ? "euclidean_distance" : m == 1 ? "manhattan_distance" : "chebyshev_distance";
-          dist = fn + "(" + ordered(lk, rk) + ")";
-          c.form = "simjoin " + fn + (real ? " real[]" : " float8[]");
-        }
-        cond = compare(dist);
-        break;
-      }
-      case Family::CubeOp:
-      case Family::CubeFn:
-      case Family::CubeEnlarge: {
-        const bool col = L->has_cube && R->has_cube && !computed && rng_.chance(0.8);
-        const bool from_v = !col && rng_.chance(0.4) && lsh.empty() && rsh.empty();
-        auto key = [&](const std::string& x, const std::string& s) {
-          if (col) return x + ".cb";
-          if (from_v) return "cube(" + x + ".v)";
-          return rng_.chance(0.5) ? "cube(ARRAY[" + plus(x + ".x1", s) + ", " + x + ".x2])"
-                                  : "cube(" + plus(x + ".x1", s) + ")";
-        };
-        lk = key("a", lsh);
-        rk = key("b", rsh);
-        if (!col && !from_v) {  // keep both keys of the same dimension
-          const bool two = lk.find("ARRAY") != std::string::npos;
-          rk = two ? "cube(ARRAY[" + plus("b.x1", rsh) + ", b.x2])" : "cube(" + plus("b.x1", rsh) + ")";
-        }
-        const int m = static_cast<int>(rng_.range(0, 2));
-        const std::string op = m == 0 ? "<->" : m == 1 ? "<#>" : "<=>";
-        if (fam == Family::CubeOp) {
-          dist = opd(lk, op, rk);
-          cond = compare(dist);
-          c.form = "cube " + op;
-        } else if (fam == Family::CubeFn) {
-          const std::string fn = m == 0 ? "cube_distance" : m == 1 ? "distance_taxicab" : "distance_chebyshev";
-          dist = fn + "(" + ordered(lk, rk) + ")";
-          cond = compare(dist);
-          c.form = "cube " + fn;
-        } else {
-          const std::string n = rng_.chance(0.7) ? std::to_string(L->dim) : std::to_string(rng_.range(0, 5));
-          const std::string r = rng_.chance(0.8) ? E : const_eps();
-          const std::string box = rng_.chance(0.5) ? "cube_enlarge(" + lk + ", " + r + ", " + n + ") @> " + rk
-                                                   : rk + " <@ cube_enlarge(" + lk + ", " + r + ", " + n + ")";
-          dist = opd(lk, op, rk);
-          cond = rng_.chance(0.7) ? box + " AND " + compare(dist) : box;
-          c.form = "cube_enlarge @>";
-        }
-        break;
-      }
-      case Family::Point: {
-        const bool col = L->has_point && R->has_point && !computed && rng_.chance(0.8);
-        auto key = [&](const std::string& x, const std::string& s) {
-          return col ? x + ".p" : "point(" + plus(x + ".x1", s) + ", " + x + ".x2)";
-        };
-        lk = key("a", lsh);
-        rk = key("b", rsh);
-        dist = opd(lk, "<->", rk);
-        cond = compare(dist);
-        c.form = "point <->";
-        break;
-      }
-      case Family::Postgis: {
-        const bool col = L->has_geom && R->has_geom && !computed && rng_.chance(0.8);
-        auto key = [&](const std::string& x, const std::string& s) {
-          return col ? x + ".g" : "ST_MakePoint(" + plus(x + ".x1", s) + ", " + x + ".x2)";
-        };
-        lk = key("a", lsh);
-        rk = key("b", rsh);
-        dist = "ST_Distance(" + ordered(lk, rk) + ")";
-        cond = "ST_DWithin(" + ordered(lk, rk) + ", " + E + ")";
-        c.form = "postgis ST_DWithin";
-        break;
-      }
-    }
-    if (computed) c.form += " (computed keys)";
-    c.dist = dist;
-    c.left = L;
-    c.right = R;
-    c.tables = {L->name};
-    if (R != L) c.tables.push_back(R->name);
-
-    // extra clauses across sides and filters on each side; a self-join gets identical filters
-    // on both sides (the shared-scan path) or different ones
-    Strings on = {cond};
-    const int nextra = static_cast<int>(rng_.weighted({45, 35, 20}));
-    for (int k = 0; k < nextra; ++k) on.push_back(cross_clause());
-    Strings where;
-    if (o.allow_filters && rng_.chance(0.4)) {
-      const std::string f = filter("a");
-      where.push_back("(" + f + ")");
-      if (L == R && rng_.chance(0.6)) {
-        std::string g = f;
-        for (size_t p = 0; (p = g.find("a.", p)) != std::string::npos; p += 2) g[p] = 'b';
-        where.push_back("(" + g + ")");
-      } else if (rng_.chance(0.5)) {
-        where.push_back("(" + filter("b") + ")");
-      }
-    }
-    // the left side sometimes a subquery or a partition-wise filter
-    std::string lfrom = L->name + " a", rfrom = R->name + " b";
-    if (rng_.chance(0.1)) lfrom = "(SELECT * FROM " + L->name + " WHERE " + filter(L->name) + ") a";
-    if (o.left_join) {
-      c.from = lfrom + " LEFT JOIN " + rfrom + " ON " + join(on, " AND ");
-    } else if (o.comma_join) {
-      c.from = lfrom + ", " + rfrom;
-      for (auto& x : on) where.push_back(x);
-    } else {
-      // some ON clauses moved into WHERE (same meaning for an inner join)
-      Strings on2, w2;
-      for (size_t k = 0; k < on.size(); ++k) (k > 0 && rng_.chance(0.3) ? w2 : on2).push_back(on[k]);
-      c.from = lfrom + " JOIN " + rfrom + " ON " + join(on2, " AND ");
-      for (auto& x : w2) where.push_back(x);
-    }
-    c.where = join(where, " AND ");
-    return c;
-  }
 
   std::string where_clause(const Core& c) { return c.where.empty() ? "" : " WHERE " + c.where; }
 
@@ -356,9 +99,9 @@ class Generator {
 
   void plain(Query& q) {
     CoreOptions o;
-    o.eps = const_eps();
+    o.eps = forms_.const_eps();
     o.comma_join = rng_.chance(0.2);
-    const Core c = core(o);
+    const Core c = forms_.core(o);
     std::string sql = select_join(c, projection(c, false));
     if (rng_.chance(0.08)) sql = sql + " UNION ALL " + sql;
     if (rng_.chance(0.1)) sql = "WITH x AS MATERIALIZED (" + sql + ") SELECT * FROM x";
@@ -369,8 +112,8 @@ class Generator {
 
   void aggregate(Query& q) {
     CoreOptions o;
-    o.eps = const_eps();
-    const Core c = core(o);
+    o.eps = forms_.const_eps();
+    const Core c = forms_.core(o);
     Strings aggs = aggregates(c);
     std::string sql;
     if (rng_.chance(0.4)) {
@@ -395,7 +138,7 @@ class Generator {
       } else {
         *from = "fz_shift s";
         *cols = "s.s";
-        *eps = const_eps();
+        *eps = forms_.const_eps();
       }
     } else {
       *from = "fz_eps e";
@@ -411,7 +154,7 @@ class Generator {
     CoreOptions o;
     o.eps = eps;
     o.shift = sh;
-    const Core c = core(o);
+    const Core c = forms_.core(o);
     Strings aggs = aggregates(c);
     std::string sub;
     if (aggs.size() == 1)
@@ -433,7 +176,7 @@ class Generator {
     CoreOptions o;
     o.eps = eps;
     o.shift = sh;
-    const Core c = core(o);
+    const Core c = forms_.core(o);
     std::string inner;
     if (rng_.chance(0.4))
       inner = "SELECT " + join(aggregates(c), ", ") + " FROM " + c.from + where_clause(c);
@@ -450,9 +193,9 @@ class Generator {
 
   void left_join(Query& q) {
     CoreOptions o;
-    o.eps = const_eps();
+    o.eps = forms_.const_eps();
     o.left_join = true;
-    const Core c = core(o);
+    const Core c = forms_.core(o);
     q.sql = select_join(c, {"a.id", "b.id", c.dist});
     q.steps = {{q.sql, StepMode::Multiset, {}}};
     finish(q, c, "LEFT JOIN");
@@ -460,10 +203,10 @@ class Generator {
 
   void exists(Query& q) {
     CoreOptions o;
-    o.eps = const_eps();
+    o.eps = forms_.const_eps();
     o.comma_join = true;
     o.allow_filters = false;
-    Core c = core(o);
+    Core c = forms_.core(o);
     // FROM L a, R b WHERE cond  ->  FROM L a WHERE [NOT] EXISTS (SELECT 1 FROM R b WHERE cond)
     const size_t comma = c.from.find(", ");
     const std::string lfrom = c.from.substr(0, comma), rfrom = c.from.substr(comma + 2);
@@ -482,8 +225,8 @@ class Generator {
 
   void ordered_limit(Query& q) {
     CoreOptions o;
-    o.eps = const_eps();
-    const Core c = core(o);
+    o.eps = forms_.const_eps();
+    const Core c = forms_.core(o);
     const Strings proj = projection(c, true);
     q.sql = select_join(c, proj) + order_all(proj.size()) + " LIMIT " + std::to_string(rng_.range(0, 50)) +
             (rng_.chance(0.3) ? " OFFSET " + std::to_string(rng_.range(1, 20)) : "");
@@ -493,8 +236,8 @@ class Generator {
 
   void unordered_limit(Query& q) {
     CoreOptions o;
-    o.eps = const_eps();
-    const Core c = core(o);
+    o.eps = forms_.const_eps();
+    const Core c = forms_.core(o);
     const std::string full = select_join(c, projection(c, false));
     q.sql = full + " LIMIT " + std::to_string(rng_.range(0, 30));
     q.steps = {{q.sql, StepMode::SubsetOfNext, {}}, {full, StepMode::Multiset, {}}};
@@ -503,8 +246,8 @@ class Generator {
 
   void cursor(Query& q) {
     CoreOptions o;
-    o.eps = rng_.chance(0.8) ? const_eps() : fmt_double(S() * 100);
-    const Core c = core(o);
+    o.eps = rng_.chance(0.8) ? forms_.const_eps() : fmt_double(S() * 100);
+    const Core c = forms_.core(o);
     const bool ordered = rng_.chance(0.5);
     const Strings proj = projection(c, ordered);
     q.sql = select_join(c, proj) + (ordered ? order_all(proj.size()) : "");
@@ -538,7 +281,7 @@ class Generator {
     o.eps = "$1";
     const bool shift = rng_.chance(0.3);
     if (shift) o.shift = "$2";
-    const Core c = core(o);
+    const Core c = forms_.core(o);
     const int shape = static_cast<int>(rng_.range(0, 2));
     if (shape == 0)
       q.sql = select_join(c, projection(c, false));
@@ -617,8 +360,8 @@ class Generator {
   // SELECT ... FOR UPDATE / FOR SHARE (row locks: the custom scan must read both children).
   void locking(Query& q) {
     CoreOptions o;
-    o.eps = const_eps();
-    const Core c = core(o);
+    o.eps = forms_.const_eps();
+    const Core c = forms_.core(o);
     const std::string lock = rng_.pick(Strings{" FOR UPDATE OF a", " FOR SHARE", " FOR UPDATE", " FOR KEY SHARE OF b"});
     q.sql = select_join(c, {"a.id", "b.id", "a.name", c.dist}) + lock;
     q.kind = Kind::Dml;
@@ -629,10 +372,10 @@ class Generator {
   // UPDATE ... FROM / DELETE ... USING the join, RETURNING the target's rows, rolled back.
   void dml(Query& q) {
     CoreOptions o;
-    o.eps = const_eps();
+    o.eps = forms_.const_eps();
     o.comma_join = true;
     o.allow_filters = rng_.chance(0.5);
-    const Core c = core(o);
+    const Core c = forms_.core(o);
     const size_t comma = c.from.find(", ");
     const std::string lfrom = c.from.substr(0, comma), rfrom = c.from.substr(comma + 2);
     if (lfrom.find("(SELECT") != std::string::npos) return plain(q);  // the target must be a table
@@ -649,14 +392,14 @@ class Generator {
 
   void three_way(Query& q) {
     CoreOptions o;
-    o.eps = const_eps();
-    const Core c = core(o);
-    const Table& T = table();
+    o.eps = forms_.const_eps();
+    const Core c = forms_.core(o);
+    const Table& T = forms_.table();
     std::string sql;
     if (rng_.chance(0.5)) {  // a second distance join on top of the first
       const std::string op = rng_.pick(Strings{"<->", "<#>", "<=>"});
       sql = "SELECT a.id, b.id, c.id FROM " + c.from + " JOIN " + T.name + " c ON b.v " + op + " c.v <= " +
-            const_eps() + where_clause(c);
+            forms_.const_eps() + where_clause(c);
     } else {
       sql = "SELECT a.id, b.id, c.name FROM " + c.from + " JOIN " + T.name + " c ON c.id = a.id" + where_clause(c);
     }
@@ -670,7 +413,7 @@ class Generator {
 }  // namespace
 
 Query generate_query(Rng& rng, const Round& round, const Env& env) {
-  Generator g(rng, round, env);
+  ShapeGenerator g(rng, round, env);
   return g.generate();
 }
 

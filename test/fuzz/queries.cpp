@@ -148,13 +148,19 @@ class ShapeGenerator {
     }
   }
 
-  void correlated(Query& q, bool shift) {
-    std::string from, outer_cols, eps, sh;
-    outer_values(shift, &from, &outer_cols, &eps, &sh);
+  // The core of a join whose eps or keys come from the rows of an outer query.
+  Core outer_dependent_core(bool shift, std::string* from, std::string* outer_cols) {
+    std::string eps, sh;
+    outer_values(shift, from, outer_cols, &eps, &sh);
     CoreOptions o;
     o.eps = eps;
     o.shift = sh;
-    const Core c = forms_.core(o);
+    return forms_.core(o);
+  }
+
+  void correlated(Query& q, bool shift) {
+    std::string from, outer_cols;
+    const Core c = outer_dependent_core(shift, &from, &outer_cols);
     Strings aggs = aggregates(c);
     std::string sub;
     if (aggs.size() == 1)
@@ -171,12 +177,8 @@ class ShapeGenerator {
   }
 
   void lateral(Query& q, bool shift) {
-    std::string from, outer_cols, eps, sh;
-    outer_values(shift, &from, &outer_cols, &eps, &sh);
-    CoreOptions o;
-    o.eps = eps;
-    o.shift = sh;
-    const Core c = forms_.core(o);
+    std::string from, outer_cols;
+    const Core c = outer_dependent_core(shift, &from, &outer_cols);
     std::string inner;
     if (rng_.chance(0.4))
       inner = "SELECT " + join(aggregates(c), ", ") + " FROM " + c.from + where_clause(c);

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
           libgtest-dev g++ make
           libpq-dev  # the fuzzer (build/simjoin_fuzz); also a dependency of postgresql-server-dev-15
+          xz-utils  # tar xJ of the GPU machine's bundles (scripts/device_pg_check.sh)
           postgresql-15-postgis-3)
 missing=()
 for p in "${packages[@]}"; do

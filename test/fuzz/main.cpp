@@ -151,12 +151,22 @@ int main(int argc, char** argv) {
   env.cube = !db.text("SELECT 1 FROM pg_available_extensions WHERE name = 'cube'").empty();
   env.postgis = !db.text("SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'").empty();
   db.command("SET client_min_messages = warning");
-  if (!db.command("CREATE EXTENSION IF NOT EXISTS simjoin", &err)) {
+  // Several fuzzers starting on one database race on IF NOT EXISTS (a unique violation for the
+  // loser): try again, by then the extension exists.
+  auto create_extension = [&](const std::string& name) {
+    std::string state;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      if (db.command("CREATE EXTENSION IF NOT EXISTS " + name, &err, &state)) return true;
+      if (state != "23505") return false;
+    }
+    return false;
+  };
+  if (!create_extension("simjoin")) {
     std::cerr << "simjoin_fuzz: CREATE EXTENSION simjoin: " << err << "\n";
     return 2;
   }
-  if (env.cube && !db.command("CREATE EXTENSION IF NOT EXISTS cube", &err)) env.cube = false;
-  if (env.postgis && !db.command("CREATE EXTENSION IF NOT EXISTS postgis", &err)) env.postgis = false;
+  if (env.cube && !create_extension("cube")) env.cube = false;
+  if (env.postgis && !create_extension("postgis")) env.postgis = false;
   std::string ext_schemas;
   for (const char* ext : {"simjoin", "cube", "postgis"}) {
     std::string s = db.text(std::string("SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n "

@@ -8,6 +8,7 @@
 
 #include "brute_force_kernel.cuh"
 #include "chunked_join.h"
+#include "cosine_join.h"
 #include "cuda_stream.h"
 #include "device_buffer.h"
 #include "distance.h"
@@ -311,6 +312,7 @@ JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const 
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink) {
   check_inputs(left, right);
+  if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
   if (spec.algorithm == Algorithm::Lss)
     throw Error("simjoin: LSS is not implemented in the GPU backend yet");
   const DeviceInfo& device = use_device();

@@ -41,6 +41,8 @@ void dispatch_metric_dim(Metric metric, int dim, Launch&& launch) {
     case Metric::Euclidean: with_metric(MetricTag<Metric::Euclidean>{}); break;
     case Metric::Manhattan: with_metric(MetricTag<Metric::Manhattan>{}); break;
     case Metric::Chebyshev: with_metric(MetricTag<Metric::Chebyshev>{}); break;
+    case Metric::Cosine:  // run_join joins unit vectors as Euclidean: never launched
+      throw Error("simjoin: internal error: a cosine join reached the GPU kernels");
   }
 }
 

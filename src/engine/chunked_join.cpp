@@ -8,6 +8,7 @@
 
 #include "batch_pipeline.h"
 #include "chunk_split.h"
+#include "cosine_join.h"
 #include "distance.h"
 #include "input_checks.h"
 #include "phase_clock.h"
@@ -114,6 +115,13 @@ JoinStats run_chunked_join(const PointSet& left, const PointSet* right, const Jo
   const bool fits = left.n <= chunk_points && (!right || right->n <= chunk_points);
   if (chunk_points == 0 || fits || nothing_matches) return join_chunk(left, right, spec, sink);
   check_inputs(left, right);
+  if (spec.metric == Metric::Cosine) {  // chunks of unit vectors, pruned as Euclidean
+    const EuclideanJoinFn chunked = [&](const PointSet& l, const PointSet* r, const JoinSpec& s,
+                                        PairSink& out) {
+      return run_chunked_join(l, r, s, chunk_points, join_chunk, out);
+    };
+    return run_cosine_join(left, right, spec, chunked, sink);
+  }
 
   JoinStats stats;
   PhaseClock clock(stats);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 
+#include "cosine.h"
 #include "types.h"
 
 namespace simjoin {
@@ -32,8 +33,10 @@ inline double accumulate_distance(const double* a, const double* b, std::size_t 
         if (diff > acc) acc = diff;
       }
       return acc;
+    case Metric::Cosine:  // not a sum over dimensions: exact_distance computes it
+      break;
   }
-  return acc;
+  return std::nan("");
 }
 
 inline double finish_distance(double accumulated, Metric metric) {
@@ -41,6 +44,7 @@ inline double finish_distance(double accumulated, Metric metric) {
 }
 
 inline double exact_distance(const double* a, const double* b, std::size_t dim, Metric metric) {
+  if (metric == Metric::Cosine) return cosine_distance(a, b, dim);
   return finish_distance(accumulate_distance(a, b, dim, metric), metric);
 }
 

@@ -6,6 +6,7 @@
 
 #include "brute_force.h"
 #include "cell_index.h"
+#include "cosine_join.h"
 #include "distance.h"
 #include "gpu_backend.h"
 #include "grid_join.h"
@@ -101,6 +102,7 @@ bool gpu_chosen_for_auto(const PointSet& left, const PointSet* right, const Join
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink) {
   check_inputs(left, right);
+  if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
   switch (spec.device) {
     case Device::Gpu:
       return gpu::run_join(left, right, spec, sink);

@@ -11,7 +11,8 @@
 
 namespace simjoin {
 
-enum class Metric { Euclidean, Manhattan, Chebyshev };
+// Cosine: 1 - cos of the angle (cosine.h); joined as Euclidean on unit vectors, then decided exactly.
+enum class Metric { Euclidean, Manhattan, Chebyshev, Cosine };
 
 // Where the join runs. Auto: the GPU when one is present and the join is worth it, else the CPU.
 enum class Device { Auto, Cpu, Gpu };

@@ -121,10 +121,19 @@ void build_forms() {
     Oid nsp = extension_schema("simjoin");
     if (OidIsValid(nsp)) {
       const char* nspname = get_namespace_name(nsp);
+      // By function: an operator is found through the function it calls, whatever its name
+      // (<=> called chebyshev_distance in version 1.0 and cosine_distance from 1.1 on).
+      const struct {
+        const char* function;
+        Metric metric;
+      } metrics[] = {{"euclidean_distance", Metric::Euclidean},
+                     {"manhattan_distance", Metric::Manhattan},
+                     {"chebyshev_distance", Metric::Chebyshev},
+                     {"cosine_distance", Metric::Cosine}};
       for (Oid type : {FLOAT8ARRAYOID, FLOAT4ARRAYOID}) {
-        add_pair(nspname, type, "<->", "euclidean_distance", KEY_FLOAT_ARRAY, Metric::Euclidean);
-        add_pair(nspname, type, "<#>", "manhattan_distance", KEY_FLOAT_ARRAY, Metric::Manhattan);
-        add_pair(nspname, type, "<=>", "chebyshev_distance", KEY_FLOAT_ARRAY, Metric::Chebyshev);
+        const Oid args[2] = {type, type};
+        for (const auto& m : metrics)
+          add_form(function_oid(nspname, m.function, 2, args), KEY_FLOAT_ARRAY, m.metric);
       }
     }
     // contrib cube.
@@ -374,6 +383,7 @@ const char* form_label(const FormInfo& form) {
     case KEY_FLOAT_ARRAY:
       return form.metric == Metric::Euclidean   ? "euclidean"
              : form.metric == Metric::Manhattan ? "manhattan"
+             : form.metric == Metric::Cosine    ? "cosine"
                                                 : "chebyshev";
     case KEY_CUBE:
       return form.metric == Metric::Euclidean   ? "cube euclidean"

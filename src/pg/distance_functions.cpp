@@ -1,4 +1,5 @@
-// SQL distance functions on real[] and float8[]: the same exact_distance() the engines use.
+// SQL distance functions on real[] and float8[]: the same exact_distance() the engines use, and
+// the inner product (an operator PostgreSQL evaluates; the engines do not accelerate it).
 extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
@@ -7,6 +8,9 @@ extern "C" {
 PG_FUNCTION_INFO_V1(simjoin_euclidean_distance);
 PG_FUNCTION_INFO_V1(simjoin_manhattan_distance);
 PG_FUNCTION_INFO_V1(simjoin_chebyshev_distance);
+PG_FUNCTION_INFO_V1(simjoin_cosine_distance);
+PG_FUNCTION_INFO_V1(simjoin_inner_product);
+PG_FUNCTION_INFO_V1(simjoin_negative_inner_product);
 PG_FUNCTION_INFO_V1(simjoin_planner_support);
 }
 
@@ -17,8 +21,16 @@ namespace {
 
 using simjoin::Metric;
 
-// Both arguments widened to double; ERROR on NULL elements, nesting or unequal lengths.
-Datum distance_of_arguments(FunctionCallInfo fcinfo, Metric metric) {
+// The inner product sum_j a_j b_j, dimensions in stored order (no fused multiply-add).
+double inner_product(const double* a, const double* b, std::size_t dim) {
+  double dot = 0.0;
+  for (std::size_t j = 0; j < dim; ++j) dot += a[j] * b[j];
+  return dot;
+}
+
+// f(a, b) of both arguments widened to double; ERROR on NULL elements, nesting or unequal lengths.
+template <typename F>
+Datum of_two_vectors(FunctionCallInfo fcinfo, const F& f) {
   // Detoasted once here; the reads below then see plain arrays and copy nothing.
   const Datum a = PointerGetDatum(PG_GETARG_ARRAYTYPE_P(0));
   const Datum b = PointerGetDatum(PG_GETARG_ARRAYTYPE_P(1));
@@ -31,10 +43,16 @@ Datum distance_of_arguments(FunctionCallInfo fcinfo, Metric metric) {
   double* vb = static_cast<double*>(palloc(sizeof(double) * (dim_a + 1)));
   simjoin::pg::read_vector(a, dim_a, va, nullptr, nullptr);
   simjoin::pg::read_vector(b, dim_b, vb, nullptr, nullptr);
-  const double distance = simjoin::exact_distance(va, vb, dim_a, metric);
+  const double result = f(va, vb, static_cast<std::size_t>(dim_a));
   pfree(va);
   pfree(vb);
-  PG_RETURN_FLOAT8(distance);
+  PG_RETURN_FLOAT8(result);
+}
+
+Datum distance_of_arguments(FunctionCallInfo fcinfo, Metric metric) {
+  return of_two_vectors(fcinfo, [metric](const double* a, const double* b, std::size_t dim) {
+    return simjoin::exact_distance(a, b, dim, metric);
+  });
 }
 
 }  // namespace
@@ -47,6 +65,17 @@ extern "C" Datum simjoin_manhattan_distance(PG_FUNCTION_ARGS) {
 }
 extern "C" Datum simjoin_chebyshev_distance(PG_FUNCTION_ARGS) {
   return distance_of_arguments(fcinfo, Metric::Chebyshev);
+}
+extern "C" Datum simjoin_cosine_distance(PG_FUNCTION_ARGS) {
+  return distance_of_arguments(fcinfo, Metric::Cosine);
+}
+extern "C" Datum simjoin_inner_product(PG_FUNCTION_ARGS) {
+  return of_two_vectors(fcinfo, inner_product);
+}
+extern "C" Datum simjoin_negative_inner_product(PG_FUNCTION_ARGS) {
+  return of_two_vectors(fcinfo, [](const double* a, const double* b, std::size_t dim) {
+    return -inner_product(a, b, dim);
+  });
 }
 
 // Answers no planner request; being called is its purpose (see simjoin--1.0.sql).

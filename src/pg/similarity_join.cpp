@@ -43,9 +43,10 @@ Metric parse_metric(const char* name) {
     return Metric::Manhattan;
   if (pg_strcasecmp(name, "chebyshev") == 0 || pg_strcasecmp(name, "linf") == 0)
     return Metric::Chebyshev;
+  if (pg_strcasecmp(name, "cosine") == 0) return Metric::Cosine;
   ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                   errmsg("simjoin: unknown metric \"%s\"", name),
-                  errhint("Use euclidean (l2), manhattan (taxicab, l1) or chebyshev (linf).")));
+                  errhint("Use euclidean (l2), manhattan (taxicab, l1), chebyshev (linf) or cosine.")));
   pg_unreachable();
 }
 

@@ -67,13 +67,14 @@ inline RandomJoinInputs random_join_inputs(const RandomJoinParam& param, SideSiz
 template <typename Dims>
 auto random_join_params(const Dims& dims) {
   return ::testing::Combine(
-      dims, ::testing::Values(Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev),
+      dims,
+      ::testing::Values(Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev, Metric::Cosine),
       ::testing::Values(Data::Uniform, Data::Blobs),
       ::testing::Values(Shape::SelfAll, Shape::SelfUnique, Shape::LeftBigger, Shape::RightBigger));
 }
 
 inline std::string random_join_name(const ::testing::TestParamInfo<RandomJoinParam>& info) {
-  const char* metrics[] = {"Euclidean", "Manhattan", "Chebyshev"};
+  const char* metrics[] = {"Euclidean", "Manhattan", "Chebyshev", "Cosine"};
   const char* data[] = {"Uniform", "Blobs"};
   const char* shapes[] = {"SelfAll", "SelfUnique", "LeftBigger", "RightBigger"};
   return "d" + std::to_string(std::get<0>(info.param)) + "_" +

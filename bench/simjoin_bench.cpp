@@ -1,12 +1,13 @@
 // simjoin_bench: times run_join on generated or CSV data and prints one line per run.
 //
-//   simjoin_bench --data uniform|clustered|exponential|csv:PATH --n N --dim D --eps E
-//                 [--metric euclidean|manhattan|chebyshev] [--device cpu|gpu|auto]
+//   simjoin_bench --data uniform|clustered|exponential|directions|csv:PATH --n N --dim D --eps E
+//                 [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto]
 //                 [--algorithm auto|grid|brute|lss] [--threads T] [--k K] [--self|--two N2]
 //                 [--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]
 //
 // uniform: [0, range]^dim (range 100 by default); clustered: 100 gaussian blobs in [0, range]^dim,
 // sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of seed 004);
+// directions: n/100 directions in [-1, 1]^dim with noisy copies (for cosine);
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
 #include <algorithm>
 #include <chrono>
@@ -53,8 +54,8 @@ struct Options {
 
 [[noreturn]] void usage(const std::string& problem) {
   std::cerr << "simjoin_bench: " << problem << "\n"
-            << "usage: simjoin_bench --data uniform|clustered|exponential|csv:PATH --n N --dim D "
-               "--eps E [--metric euclidean|manhattan|chebyshev] [--device cpu|gpu|auto] "
+            << "usage: simjoin_bench --data uniform|clustered|exponential|directions|csv:PATH --n N --dim D "
+               "--eps E [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto] "
                "[--algorithm auto|grid|brute|lss] [--threads T] [--k K] [--self|--two N2] "
                "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]\n";
   std::exit(2);
@@ -113,6 +114,21 @@ std::vector<double> clustered_data(std::size_t n, std::size_t dim, double range,
   return coords;
 }
 
+// Embedding-like directions (bench/sql/cosine_100d.sql's data): n/100 centres uniform in
+// [-1, 1]^dim, each point a centre plus uniform noise in [-0.2, 0.2] per coordinate.
+std::vector<double> directions_data(std::size_t n, std::size_t dim, unsigned seed) {
+  const std::size_t centres_n = std::max<std::size_t>(n / 100, 1);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> centre(-1.0, 1.0), noise(-0.2, 0.2);
+  std::vector<double> centres(centres_n * dim);
+  for (double& x : centres) x = centre(rng);
+  std::vector<double> coords(n * dim);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < dim; ++j)
+      coords[i * dim + j] = centres[(i % centres_n) * dim + j] + noise(rng);
+  return coords;
+}
+
 std::vector<double> exponential_data(std::size_t n, std::size_t dim, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::exponential_distribution<double> coord(40.0);
@@ -161,6 +177,7 @@ std::vector<double> make_data(const Options& o, std::size_t n, unsigned seed, st
   if (o.data == "uniform") return uniform_data(n, dim, o.range, seed);
   if (o.data == "clustered") return clustered_data(n, dim, o.range, seed);
   if (o.data == "exponential") return exponential_data(n, dim, seed);
+  if (o.data == "directions") return directions_data(n, dim, seed);
   if (o.data.rfind("csv:", 0) == 0) return csv_data(o.data.substr(4), n, dim);
   usage("unknown --data " + o.data);
 }
@@ -208,6 +225,7 @@ JoinSpec make_spec(const Options& o) {
   if (o.metric == "euclidean") spec.metric = Metric::Euclidean;
   else if (o.metric == "manhattan") spec.metric = Metric::Manhattan;
   else if (o.metric == "chebyshev") spec.metric = Metric::Chebyshev;
+  else if (o.metric == "cosine") spec.metric = Metric::Cosine;
   else usage("unknown --metric " + o.metric);
   if (o.device == "cpu") spec.device = Device::Cpu;
   else if (o.device == "gpu") spec.device = Device::Gpu;

@@ -66,6 +66,15 @@ f=$(grep -oE 'Failed: [0-9]+' "$log_dir/pgtap.log" | awk '{s += $2} END {print s
 grep -q '^Result: PASS' "$log_dir/pgtap.log" || [ "$f" -gt 0 ] || f=1
 passed=$((passed + ${p:-0} - f)); failed=$((failed + f))
 
+# Upgrades: each earlier version, created and updated with ALTER EXTENSION simjoin UPDATE, must
+# equal a fresh CREATE EXTENSION (dumps, members and comments, \dx+, behaviour). One test.
+echo "== upgrades (test/upgrade)"
+if bash test/upgrade/upgrade_test.sh >"$log_dir/upgrade.log" 2>&1; then
+  passed=$((passed + 1)); tail -1 "$log_dir/upgrade.log"
+else
+  failed=$((failed + 1)); grep -v '^ok: ' "$log_dir/upgrade.log" | head -80
+fi
+
 echo "== README's SQL (test/readme)"
 if bash test/readme/run_readme_sql.sh >"$log_dir/readme.log" 2>&1; then
   passed=$((passed + 1)); tail -1 "$log_dir/readme.log"

@@ -195,7 +195,7 @@ sanitize_run() {
 if wants sanitize || wants memcheck; then
   memcheck_filter='GpuDirectOutput.*:GpuFloatFilter.Lattice*:''GpuAvailability.*:GpuEdgeCases.*:GpuStreaming.SinkStopping*:GpuRandomJoinForcedK.*'
   memcheck_filter+=':Dims/GpuRandomJoin.*/d2_Euclidean_Blobs_*:Dims/GpuRandomJoin.*/d7_Chebyshev_*'
-  memcheck_filter+=':Dims/GpuRandomJoin.*/d32_Manhattan_Uniform_*'
+  memcheck_filter+=':Dims/GpuRandomJoin.*/d32_Manhattan_Uniform_*:Dims/GpuRandomJoin.*/d32_Cosine_Blobs_*'
   memcheck_filter+=':GpuChunkedJoinScenarios.*:Dims/GpuChunkedJoin.*/d2_Euclidean_Uniform_*:GpuGridKernelChoice.*'
   sanitize_run memcheck "${MEMCHECK_LIMIT:-300}" "$memcheck_filter" --leak-check full
 fi

@@ -3,7 +3,7 @@
 # .device (PostgreSQL bundle from ../shared/device/pack), .device-gtest (GoogleTest sources) and
 # optionally .device-postgis (PostGIS's shared libraries): builds and installs simjoin with CUDA,
 # runs every test with simjoin.device = gpu, then the SQL-level benchmarks. Output under $OUT.
-#   scripts/device_pg_check.sh [build] [tests] [fuzz] [bench] [bench1m] [bench1m-repeat] [bench1m-floor]
+#   scripts/device_pg_check.sh [build] [tests] [fuzz] [bench] [cosine] [bench1m] [bench1m-repeat] [bench1m-floor]
 #                                                                  (no argument: tests and bench)
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +35,22 @@ if [[ $steps == *" tests "* ]]; then
     bash scripts/test_all.sh > "$OUT/test_all.txt" 2>&1
   echo "tests: $(tail -1 "$OUT/test_all.txt")"
   [ -f regression.diffs ] && cp regression.diffs "$OUT/logs/"
+fi
+
+if [[ $steps == *" cosine "* ]]; then
+  # The cosine join on 100-D vectors: the engine alone (GPU, and the CPU engine on every core),
+  # then bench/sql/cosine_100d.sql with the engine on the GPU against PostgreSQL's own plan
+  # (COSINE_N rows, default 10000), and the custom scan alone on COSINE_BIG_N rows.
+  make -j16 build/simjoin_bench > "$OUT/bench-build.txt" 2>&1 || tail -5 "$OUT/bench-build.txt"
+  for device in gpu cpu; do
+    build/simjoin_bench --data directions --n ${COSINE_BIG_N:-100000} --dim 100 --eps 0.02 \
+      --metric cosine --device $device --repeat 2 2>&1 | tee -a "$OUT/cosine-engine.txt"
+  done
+  PGOPTIONS="-c simjoin.device=gpu" psql -X -v n=${COSINE_N:-10000} -f bench/sql/cosine_100d.sql \
+    > "$OUT/cosine-sql.txt" 2>&1
+  PGOPTIONS="-c simjoin.device=gpu" psql -X -v n=${COSINE_BIG_N:-100000} -v native=off \
+    -f bench/sql/cosine_100d.sql > "$OUT/cosine-sql-big.txt" 2>&1
+  grep -E "^==|Time:|^ +[0-9]+$|Device|Engine" "$OUT/cosine-sql.txt" "$OUT/cosine-sql-big.txt"
 fi
 
 if [[ $steps == *" bench1m "* ]]; then

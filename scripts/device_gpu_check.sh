@@ -197,7 +197,7 @@ if wants sanitize || wants memcheck; then
   memcheck_filter+=':Dims/GpuRandomJoin.*/d2_Euclidean_Blobs_*:Dims/GpuRandomJoin.*/d7_Chebyshev_*'
   memcheck_filter+=':Dims/GpuRandomJoin.*/d32_Manhattan_Uniform_*:Dims/GpuRandomJoin.*/d32_Cosine_Blobs_*'
   memcheck_filter+=':GpuChunkedJoinScenarios.*:Dims/GpuChunkedJoin.*/d2_Euclidean_Uniform_*:GpuGridKernelChoice.*'
-  sanitize_run memcheck "${MEMCHECK_LIMIT:-300}" "$memcheck_filter" --leak-check full
+  sanitize_run memcheck "${MEMCHECK_LIMIT:-300}" "${MEMCHECK_FILTER:-$memcheck_filter}" --leak-check full
 fi
 if wants sanitize; then
   racecheck_filter='GpuEdgeCases.NonFinite*:GpuEdgeCases.Lattice*:Dims/GpuRandomJoin.*/d3_*_Blobs_*'

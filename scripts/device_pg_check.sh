@@ -44,7 +44,7 @@ if [[ $steps == *" cosine "* ]]; then
   make -j16 build/simjoin_bench > "$OUT/bench-build.txt" 2>&1 || tail -5 "$OUT/bench-build.txt"
   for device in gpu cpu; do
     build/simjoin_bench --data directions --n ${COSINE_BIG_N:-100000} --dim 100 --eps 0.02 \
-      --metric cosine --device $device --repeat 2 2>&1 | tee -a "$OUT/cosine-engine.txt"
+      --metric cosine --device $device --repeat $([ $device = gpu ] && echo 3 || echo 1) 2>&1 | tee -a "$OUT/cosine-engine.txt"
   done
   PGOPTIONS="-c simjoin.device=gpu" psql -X -v n=${COSINE_N:-10000} -f bench/sql/cosine_100d.sql \
     > "$OUT/cosine-sql.txt" 2>&1

@@ -67,10 +67,10 @@ done | tar --null -T - -cf - | tar -xf - -C "$src" || fail "copying the tree to 
     commit -qm copy; } || fail "git could not commit the copy in $src"
 
 start=$SECONDS
-arch_note="CPU engine only"
+arch_note="CPU engine only"; want_gpu=no
 if [ "${CUDA:-}" != no ] && { [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; }; then
   export CUDA_ARCH=${SIMJOIN_PKG_CUDA_ARCH:-"-gencode arch=compute_90,code=sm_90"}
-  arch_note="CUDA backend: $CUDA_ARCH"
+  arch_note="CUDA backend: $CUDA_ARCH"; want_gpu=yes
 fi
 echo "package_test: dpkg-buildpackage -us -uc -b in $src ($arch_note)"
 (cd "$src" && dpkg-buildpackage -us -uc -b -j"$(nproc)") >"$log" 2>&1 ||
@@ -115,7 +115,9 @@ if [ -f "$dest$so" ]; then
   libs=$(ldd "$dest$so" 2>&1) || problem "ldd $so failed: $libs"
   if grep -q "not found" <<<"$libs"; then problem "ldd $so: $(grep "not found" <<<"$libs" | tr -s ' \t' ' ')"; fi
   if grep -qi cuda <<<"$libs"; then problem "$so loads a CUDA library dynamically: $(grep -i cuda <<<"$libs")"; fi
-  if readelf -S "$dest$so" | grep -q '\.nv_fatbin'; then gpu="with the CUDA backend"; else gpu="CPU engine only"; fi
+  sections=$(readelf -S "$dest$so")  # not piped into grep -q: pipefail would count readelf's SIGPIPE
+  if grep -q '\.nv_fatbin' <<<"$sections"; then gpu="with the CUDA backend"; else gpu="CPU engine only"; fi
+  [ "$want_gpu" = no ] || [ "$gpu" != "CPU engine only" ] || problem "nvcc is here, but $so has no CUDA code"
   echo "package_test: $so ($gpu), needs $(grep -oE '^[[:space:]]*[^ ]+' <<<"$libs" | tr -d '\t ' | paste -sd ' ')"
 fi
 

@@ -104,5 +104,17 @@ else
 fi
 
 pg_cluster_stop
+
+# The Debian package, built from a copy of the tree and checked (scripts/package_test.sh; no server
+# needed). Skipped with SIMJOIN_NO_APT: a machine without apt has no Debian packaging tools.
+if [ -z "${SIMJOIN_NO_APT:-}" ]; then
+  echo "== Debian package (scripts/package_test.sh)"
+  if bash scripts/package_test.sh >"$log_dir/package.log" 2>&1; then
+    passed=$((passed + 1)); tail -1 "$log_dir/package.log"
+  else
+    failed=$((failed + 1)); tail -20 "$log_dir/package.log"
+  fi
+fi
+
 echo "simjoin: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -16,6 +16,7 @@
 \else
 \set native on
 \endif
+CREATE EXTENSION IF NOT EXISTS simjoin;
 LOAD 'simjoin';
 SET jit = off;
 SET simjoin.explain_machine_details = on;

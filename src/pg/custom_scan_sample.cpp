@@ -7,12 +7,15 @@ extern "C" {
 #include "access/tableam.h"
 #include "access/table.h"
 #include "access/transam.h"
+#include "access/xact.h"
+#include "executor/executor.h"
 #include "catalog/pg_class.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
 #include "utils/acl.h"
@@ -35,14 +38,16 @@ namespace {
 struct Sample {
   bool used = false;
   Oid relid = InvalidOid;
-  AttrNumber attno = 0;
+  AttrNumber attno = 0;     // the key's column, or 0 for an expression key:
+  Expr* key = nullptr;      // the expression, its Vars numbered 1
+  MemoryContext memory = nullptr;  // holds points and key (under TopMemoryContext)
   FormInfo form{};
   double table_tuples = 0;  // rel->tuples when sampled
   int seen = 0;             // rows sampled (NULL keys included)
   int n = 0;                // points read
   int wild = 0;             // rows whose key the engine cannot take
   int dim = 0;
-  double* points = nullptr;  // n * dim, in TopMemoryContext
+  double* points = nullptr;  // n * dim
   uint64 last_use = 0;
 };
 
@@ -52,7 +57,7 @@ uint64 use_clock = 0;
 bool callback_registered = false;
 
 void drop(Sample* s) {
-  if (s->points) pfree(s->points);
+  if (s->memory) MemoryContextDelete(s->memory);
   *s = Sample{};
 }
 
@@ -75,7 +80,82 @@ AttrNumber key_column(RelOptInfo* rel, Expr* key) {
   return var->varattno;
 }
 
-void take_sample(Oid relid, AttrNumber attno, const FormInfo& form, double tuples, Sample* s) {
+// Whether the key expression can be evaluated on sampled rows of `rel` at planning time: its
+// Vars are that relation's user columns, and it has no parameters, subqueries, placeholders,
+// aggregates, sets or volatile functions.
+bool evaluable_walker(Node* node, void* context) {
+  if (!node) return false;
+  const Index relid = *static_cast<Index*>(context);
+  if (IsA(node, Var)) {
+    const Var* var = reinterpret_cast<Var*>(node);
+    return var->varlevelsup != 0 || static_cast<Index>(var->varno) != relid || var->varattno <= 0;
+  }
+  if (IsA(node, Param) || IsA(node, SubLink) || IsA(node, SubPlan) ||
+      IsA(node, AlternativeSubPlan) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) ||
+      IsA(node, WindowFunc) || IsA(node, GroupingFunc) || IsA(node, CurrentOfExpr) ||
+      IsA(node, NextValueExpr))
+    return true;
+  return expression_tree_walker(
+      node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(evaluable_walker)), context);
+}
+
+bool evaluable_key(RelOptInfo* rel, Expr* key) {
+  Index relid = rel->relid;
+  return key && !evaluable_walker(reinterpret_cast<Node*>(key), &relid) &&
+         !contain_volatile_functions(reinterpret_cast<Node*>(key)) &&
+         !expression_returns_set(reinterpret_cast<Node*>(key));
+}
+
+// Evaluates `key` (Vars numbered 1) on each of the copied rows and classifies the values, in a
+// subtransaction: a key that raises an error on some row (the executor would raise it too, or
+// skip the row behind a cheaper clause) makes the sample unusable instead of failing the plan.
+// A cancel is raised again.
+template <typename Take>
+bool evaluate_key_on_rows(Relation rel, Expr* key, const FormInfo& form, HeapTuple* rows,
+                          int count, const Take& take) {
+  MemoryContext caller = CurrentMemoryContext;
+  ResourceOwner owner = CurrentResourceOwner;
+  bool ok = true;
+  BeginInternalSubTransaction(nullptr);
+  MemoryContextSwitchTo(caller);
+  PG_TRY();
+  {
+    ExprState* state = ExecInitExpr(key, nullptr);
+    ExprContext* econtext = CreateStandaloneExprContext();
+    TupleTableSlot* slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
+    for (int i = 0; i < count; ++i) {
+      ExecStoreHeapTuple(rows[i], slot, false);
+      econtext->ecxt_scantuple = slot;
+      bool isnull;
+      const Datum value = ExecEvalExprSwitchContext(state, econtext, &isnull);
+      if (!isnull) take(detoast_key(form, value));
+      ResetExprContext(econtext);
+      CHECK_FOR_INTERRUPTS();
+    }
+    ExecDropSingleTupleTableSlot(slot);
+    FreeExprContext(econtext, true);
+    ReleaseCurrentSubTransaction();
+    MemoryContextSwitchTo(caller);
+    CurrentResourceOwner = owner;
+  }
+  PG_CATCH();
+  {
+    MemoryContextSwitchTo(caller);
+    ErrorData* error = CopyErrorData();
+    FlushErrorState();
+    RollbackAndReleaseCurrentSubTransaction();
+    MemoryContextSwitchTo(caller);
+    CurrentResourceOwner = owner;
+    if (error->sqlerrcode == ERRCODE_QUERY_CANCELED) ReThrowError(error);
+    FreeErrorData(error);
+    ok = false;
+  }
+  PG_END_TRY();
+  return ok;
+}
+
+void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, double tuples,
+                 Sample* s) {
   Relation rel = table_open(relid, NoLock);  // the query holds its lock already
   const BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
   const int target = sample_rows_setting;
@@ -98,6 +178,27 @@ void take_sample(Oid relid, AttrNumber attno, const FormInfo& form, double tuple
   KeyRef ref;
   const bool varlena = form.kind != KEY_POINT;
   double* buffer = nullptr;
+  // An expression key is evaluated after the scan, on copies of the sampled rows (never while
+  // the AM holds a heap page: the expression may read out-of-line values or call anything).
+  HeapTuple* rows = key ? static_cast<HeapTuple*>(palloc(sizeof(HeapTuple) * Max(target, 1)))
+                        : nullptr;
+  int row_count = 0;
+  auto take = [&](Datum value) {
+    const KeyStatus status = classify_key(form, value, &ref);
+    if (status == KEY_WILD) ++sample.wild;
+    if (status != KEY_OK) return;
+    if (!points) {
+      points = static_cast<double*>(palloc(sizeof(double) * capacity * ref.dim));
+      buffer = static_cast<double*>(palloc(sizeof(double) * ref.dim));
+    } else if (sample.n == capacity) {
+      capacity *= 2;
+      points = static_cast<double*>(repalloc(points, sizeof(double) * capacity * ref.dim));
+    }
+    read_key(form, value, ref, buffer);
+    memcpy(points + static_cast<size_t>(sample.n) * ref.dim, buffer, sizeof(double) * ref.dim);
+    ++sample.n;
+  };
+  bool usable = true;
 
   if (target_blocks > 0) {
     BlockSamplerData sampler;
@@ -116,6 +217,10 @@ void take_sample(Oid relid, AttrNumber attno, const FormInfo& form, double tuple
         if (taken >= per_block || sample.seen >= target) continue;
         ++taken;
         ++sample.seen;
+        if (key) {
+          rows[row_count++] = ExecCopySlotHeapTuple(slot);
+          continue;
+        }
         bool isnull;
         Datum value = slot_getattr(slot, attno, &isnull);
         if (isnull) continue;
@@ -124,44 +229,43 @@ void take_sample(Oid relid, AttrNumber attno, const FormInfo& form, double tuple
           --sample.seen;
           continue;
         }
-        value = detoast_key(form, value);
-        const KeyStatus status = classify_key(form, value, &ref);
-        if (status == KEY_WILD) ++sample.wild;
-        if (status != KEY_OK) continue;
-        if (!points) {
-          points = static_cast<double*>(palloc(sizeof(double) * capacity * ref.dim));
-          buffer = static_cast<double*>(palloc(sizeof(double) * ref.dim));
-        } else if (sample.n == capacity) {
-          capacity *= 2;
-          points = static_cast<double*>(repalloc(points, sizeof(double) * capacity * ref.dim));
-        }
-        read_key(form, value, ref, buffer);
-        memcpy(points + static_cast<size_t>(sample.n) * ref.dim, buffer, sizeof(double) * ref.dim);
-        ++sample.n;
+        take(detoast_key(form, value));
       }
     }
     table_endscan(scan);
     ExecDropSingleTupleTableSlot(slot);
     FreeAccessStrategy(strategy);
   }
+  if (key && row_count > 0) usable = evaluate_key_on_rows(rel, key, form, rows, row_count, take);
   table_close(rel, NoLock);
-  if (sample.n > 0) {
-    const Size bytes = sizeof(double) * sample.n * ref.dim;
-    sample.points = static_cast<double*>(MemoryContextAlloc(TopMemoryContext, bytes));
-    memcpy(sample.points, points, bytes);
+  if (usable) {
+    sample.memory = AllocSetContextCreate(TopMemoryContext, "simjoin sample cache",
+                                          ALLOCSET_SMALL_SIZES);
+    MemoryContextSwitchTo(sample.memory);
+    if (sample.n > 0) {
+      const Size bytes = sizeof(double) * sample.n * ref.dim;
+      sample.points = static_cast<double*>(palloc(bytes));
+      memcpy(sample.points, points, bytes);
+    }
+    if (key) sample.key = static_cast<Expr*>(copyObjectImpl(key));
   }
   sample.dim = ref.dim;
-  sample.used = true;
+  sample.used = usable;
   MemoryContextSwitchTo(old);
   MemoryContextDelete(work);
-  *s = sample;
+  *s = usable ? sample : Sample{};
 }
 
 Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo& form) {
   if (sample_rows_setting <= 0) return nullptr;
   if (rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION) return nullptr;
   const AttrNumber attno = key_column(rel, key);
-  if (attno == 0) return nullptr;
+  Expr* key_expr = nullptr;  // an expression key, its Vars renumbered to 1 (cache and evaluation)
+  if (attno == 0) {
+    if (!evaluable_key(rel, key)) return nullptr;
+    key_expr = static_cast<Expr*>(copyObjectImpl(key));
+    ChangeVarNodes(reinterpret_cast<Node*>(key_expr), rel->relid, 1, 0);
+  }
   RangeTblEntry* rte = planner_rt_fetch(rel->relid, root);
   if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) return nullptr;
   const Oid relid = rte->relid;
@@ -175,7 +279,8 @@ Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo
   const double tuples = rel->tuples;
   Sample* victim = &cache[0];
   for (Sample& s : cache) {
-    if (s.used && s.relid == relid && s.attno == attno && same_form(s.form, form)) {
+    if (s.used && s.relid == relid && s.attno == attno && same_form(s.form, form) &&
+        equal(s.key, key_expr)) {
       const double ratio = (tuples + 1) / (s.table_tuples + 1);
       if (ratio < 0.8 || ratio > 1.25) {
         drop(&s);
@@ -188,7 +293,8 @@ Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo
     if (!s.used || (victim->used && s.last_use < victim->last_use)) victim = &s;
   }
   drop(victim);
-  take_sample(relid, attno, form, tuples, victim);
+  take_sample(relid, attno, key_expr, form, tuples, victim);
+  if (!victim->used) return nullptr;  // the key raised an error on a sampled row
   victim->last_use = ++use_clock;
   return victim;
 }
@@ -229,16 +335,21 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
     for (int j = 0; j < ni; ++j) first[j] = ip[static_cast<size_t>(order[j]) * dim];
     double count = 0, evaluations = 0;
     int processed = 0;
+    // The cosine distance bounds no coordinate difference: every inner point is looked at.
+    const bool cosine = metric == Metric::Cosine;
     for (int i = 0; i < no; ++i, ++processed) {
       if (evaluations > 2e7) break;  // bounded planning work: extrapolate from `processed`
       const double* a = so->points + static_cast<size_t>(i) * dim;
       const double lo = a[0] - bound, hi = a[0] + bound;
-      for (int k = static_cast<int>(std::lower_bound(first, first + ni, lo) - first);
-           k < ni && first[k] <= hi; ++k) {
+      const int begin =
+          cosine ? 0 : static_cast<int>(std::lower_bound(first, first + ni, lo) - first);
+      for (int k = begin; k < ni && (cosine || first[k] <= hi); ++k) {
         const uint32 j = order[k];
         if (self && static_cast<int>(j) == i) continue;
         evaluations += dim;
-        if (accumulate_distance(a, ip + static_cast<size_t>(j) * dim, dim, metric) <= acc_bound)
+        const double* b = ip + static_cast<size_t>(j) * dim;
+        if (cosine ? exact_distance(a, b, dim, metric) <= eps
+                   : accumulate_distance(a, b, dim, metric) <= acc_bound)
           count += 1;
       }
     }

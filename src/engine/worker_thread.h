@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -30,17 +32,34 @@ std::thread start_worker_thread(Function&& function, Args&&... args) {
 }
 
 // Runs body(begin, end) over [0, n) split into up to `threads` contiguous parts (at least 65,536
-// items each), the first on the calling thread. body must not throw.
+// items each), the first on the calling thread. No exception crosses a thread: the first one a
+// part throws (std::bad_alloc included) is rethrown here after every part has ended; a part
+// whose thread cannot be started runs on the calling thread.
 template <typename Body>
 void parallel_for_ranges(std::size_t n, int threads, const Body& body) {
   const std::size_t parts = std::max<std::size_t>(
       1, std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n / 65536));
+  std::mutex error_mutex;
+  std::exception_ptr first_error;
+  auto guarded = [&](std::size_t begin, std::size_t end) noexcept {
+    try {
+      body(begin, end);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!first_error) first_error = std::current_exception();
+    }
+  };
   std::vector<std::thread> workers;
-  for (std::size_t p = 1; p < parts; ++p) {
-    workers.push_back(start_worker_thread(body, n * p / parts, n * (p + 1) / parts));
+  workers.reserve(parts);  // push_back below never reallocates (a joinable temporary must not die)
+  std::size_t p = 1;
+  try {
+    for (; p < parts; ++p) workers.push_back(start_worker_thread(guarded, n * p / parts, n * (p + 1) / parts));
+  } catch (...) {  // no more threads: the remaining parts run here
   }
-  body(0, n / parts);
+  for (std::size_t q = p; q < parts; ++q) guarded(n * q / parts, n * (q + 1) / parts);
+  guarded(0, n / parts);
   for (std::thread& worker : workers) worker.join();
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 }  // namespace simjoin

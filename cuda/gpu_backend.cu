@@ -298,6 +298,10 @@ JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const 
     const GridPlan plan = plan_grid(left, right, spec.eps, spec.metric, spec.indexed_dims);
     const GridGeometry geometry = make_grid_geometry(plan, static_cast<int>(left.dim));
     timer.mark("plan");
+    if (!sink.keep_going()) {  // cancel between phases too
+      stats.stopped = true;
+      return stats;
+    }
     if (geometry.k > 0) {
       run_grid(left, right, spec, geometry, bound, sink, stats, timer);
       return stats;

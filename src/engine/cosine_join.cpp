@@ -113,6 +113,10 @@ JoinStats run_cosine_join(const PointSet& left, const PointSet* right, const Joi
   const CosineSide right_side = right ? prepare_side(*right, threads) : CosineSide{};
   const CosineSide& other = right ? right_side : left_side;
   clock.mark("normalize");
+  if (!sink.keep_going()) {
+    normalize_stats.stopped = true;
+    return normalize_stats;
+  }
 
   JoinSpec unit_spec = spec;
   unit_spec.metric = Metric::Euclidean;

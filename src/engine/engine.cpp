@@ -34,6 +34,11 @@ void add_pipeline_result(const PipelineResult& result, JoinStats& stats) {
   stats.stopped = result.stopped;
 }
 
+JoinStats stopped(JoinStats& stats) {
+  stats.stopped = true;
+  return stats;
+}
+
 JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                        PairSink& sink) {
   if (spec.algorithm == Algorithm::Lss) throw Error("simjoin: LSS runs only on the GPU");
@@ -60,6 +65,7 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
     plan = plan_grid(left, right, spec.eps, spec.metric, spec.indexed_dims, spec.threads);
     clock.mark("plan");
     if (plan->k == 0) plan.reset();
+    if (!sink.keep_going()) return stopped(stats);  // cancel between phases too
   }
   if (!plan) {
     stats.algorithm = "brute-force";
@@ -75,6 +81,7 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
   if (!right) {
     const CellIndex index = build_cell_index(left, *plan, keys, params.threads);
     clock.mark("index");
+    if (!sink.keep_going()) return stopped(stats);
     add_pipeline_result(grid_self_join(index, grid, params, sink), stats);
   } else {
     // Build on the smaller input, probe with the larger one.
@@ -84,6 +91,7 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
     const CellIndex probe =
         build_cell_index(build_is_left ? *right : left, *plan, keys, params.threads);
     clock.mark("index");
+    if (!sink.keep_going()) return stopped(stats);
     add_pipeline_result(grid_two_input_join(build, probe, build_is_left, grid, params, sink),
                         stats);
   }

@@ -133,5 +133,32 @@ TEST(Streaming, SinkIsOnlyCalledOnTheCallingThread) {
   EXPECT_FALSE(sink.wrong_thread);
 }
 
+// A cancel that arrives while the grid is planned or indexed stops the join before its pairs:
+// keep_going is asked between phases, not only between batches.
+TEST(Streaming, CancelBetweenPhasesStopsBeforeTheJoin) {
+  class CancelledSink : public PairSink {
+   public:
+    bool consume(const PairBatch& batch) override {
+      pairs += batch.size;
+      return true;
+    }
+    bool keep_going() override { return false; }
+    std::size_t pairs = 0;
+  };
+  const Points points = uniform_points(20000, 3, 0.0, 10.0, 4);
+  const PointSet set = points.set();
+  for (Metric metric : {Metric::Euclidean, Metric::Cosine}) {
+    for (bool self : {true, false}) {
+      CancelledSink sink;
+      JoinSpec spec = cpu_spec(0.2, metric);
+      spec.algorithm = Algorithm::Grid;
+      const JoinStats stats = run_join(set, self ? nullptr : &set, spec, sink);
+      EXPECT_TRUE(stats.stopped);
+      EXPECT_EQ(sink.pairs, 0u);
+      for (const auto& phase : stats.phase_seconds) EXPECT_NE(phase.first, "join");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace simjoin

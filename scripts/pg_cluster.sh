@@ -7,7 +7,8 @@
 PG_BIN=/usr/lib/postgresql/15/bin
 
 _pg_as_owner() {
-  if [ "$(id -u)" -eq 0 ]; then su postgres -s /bin/bash -c "$*"; else bash -c "$*"; fi
+  # From /: postgres may not read the invoking directory (a checkout under /root).
+  if [ "$(id -u)" -eq 0 ]; then (cd / && su postgres -s /bin/bash -c "$*"); else bash -c "$*"; fi
 }
 
 pg_cluster_start() {

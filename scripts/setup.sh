@@ -14,19 +14,25 @@ packages=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libtap-pars
           postgresql-server-dev-all  # dh's pgxs_loop sequence; pg_buildext comes with postgresql-common
           git  # scripts/package_test.sh copies the files git lists
           postgresql-15-postgis-3)
+# Runs "$@" as root: directly when root, else through sudo (which a fresh machine may lack).
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else echo "setup: not root and no sudo: run as root, or apt-get install sudo" >&2; exit 1
+  fi
+}
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  as_root apt-get update -qq
+  # through env: sudo drops DEBIAN_FRONTEND from the environment
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 jobs=$(nproc)
 make -j"$jobs" >/dev/null
-SUDO=""; [ "$(id -u)" -eq 0 ] || [ -w "$(pg_config --pkglibdir)" ] || SUDO=sudo
-$SUDO make install >/dev/null
+if [ -w "$(pg_config --pkglibdir)" ]; then make install >/dev/null; else as_root make install >/dev/null; fi
 echo "setup: simjoin built and installed into $(pg_config --pkglibdir)"

@@ -33,7 +33,7 @@ chmod -R a+rwX "$out"
 PG_BIN=/usr/lib/postgresql/15/bin
 dir=$(mktemp -d /tmp/simjoin-vg.XXXXXX)
 chmod 755 "$dir"
-as_owner() { if [ "$(id -u)" -eq 0 ]; then chown -R postgres "$dir"; su postgres -s /bin/bash -c "$*"; else bash -c "$*"; fi; }
+as_owner() { if [ "$(id -u)" -eq 0 ]; then chown -R postgres "$dir"; (cd / && su postgres -s /bin/bash -c "$*"); else bash -c "$*"; fi; }
 port=$((55000 + RANDOM % 1000))
 as_owner "$PG_BIN/initdb -D $dir/data -A trust -U postgres -E UTF8 --locale=C.UTF-8 >$dir/initdb.log 2>&1" ||
   { cat "$dir/initdb.log"; exit 2; }

@@ -10,6 +10,7 @@
 # (epq_reproduction's own-plan run is a 20,000 x 20,000 nested loop: about a minute.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+command -v python3 >/dev/null || { echo "make_expected: python3 not found (apt-get install python3)" >&2; exit 2; }
 regress=$(dirname "$(pg_config --pgxs)")/../test/isolation/pg_isolation_regress
 work=$(pwd)/build/isolation-expected
 tests=${*:-$(cd test/isolation/specs && ls *.spec | sed 's/\.spec$//')}

@@ -100,6 +100,7 @@ class ShapeGenerator {
   void plain(Query& q) {
     CoreOptions o;
     o.eps = forms_.const_eps();
+    o.const_eps = true;
     o.comma_join = rng_.chance(0.2);
     const Core c = forms_.core(o);
     std::string sql = select_join(c, projection(c, false));
@@ -113,6 +114,7 @@ class ShapeGenerator {
   void aggregate(Query& q) {
     CoreOptions o;
     o.eps = forms_.const_eps();
+    o.const_eps = true;
     const Core c = forms_.core(o);
     Strings aggs = aggregates(c);
     std::string sql;
@@ -196,6 +198,7 @@ class ShapeGenerator {
   void left_join(Query& q) {
     CoreOptions o;
     o.eps = forms_.const_eps();
+    o.const_eps = true;
     o.left_join = true;
     const Core c = forms_.core(o);
     q.sql = select_join(c, {"a.id", "b.id", c.dist});
@@ -206,6 +209,7 @@ class ShapeGenerator {
   void exists(Query& q) {
     CoreOptions o;
     o.eps = forms_.const_eps();
+    o.const_eps = true;
     o.comma_join = true;
     o.allow_filters = false;
     Core c = forms_.core(o);
@@ -228,6 +232,7 @@ class ShapeGenerator {
   void ordered_limit(Query& q) {
     CoreOptions o;
     o.eps = forms_.const_eps();
+    o.const_eps = true;
     const Core c = forms_.core(o);
     const Strings proj = projection(c, true);
     q.sql = select_join(c, proj) + order_all(proj.size()) + " LIMIT " + std::to_string(rng_.range(0, 50)) +
@@ -239,6 +244,7 @@ class ShapeGenerator {
   void unordered_limit(Query& q) {
     CoreOptions o;
     o.eps = forms_.const_eps();
+    o.const_eps = true;
     const Core c = forms_.core(o);
     const std::string full = select_join(c, projection(c, false));
     q.sql = full + " LIMIT " + std::to_string(rng_.range(0, 30));
@@ -249,6 +255,7 @@ class ShapeGenerator {
   void cursor(Query& q) {
     CoreOptions o;
     o.eps = rng_.chance(0.8) ? forms_.const_eps() : fmt_double(S() * 100);
+    o.const_eps = true;
     const Core c = forms_.core(o);
     const bool ordered = rng_.chance(0.5);
     const Strings proj = projection(c, ordered);
@@ -297,7 +304,8 @@ class ShapeGenerator {
     const double s = S();
     std::vector<std::optional<std::string>> eps_pool = {
         fmt_double(s), fmt_double(2 * s), std::string("0"), std::nullopt, std::string("NaN"), std::string("Infinity"),
-        std::string("-1"), fmt_double(s * std::sqrt(2.0)), fmt_double(s / 2), std::string("1e9")};
+        std::string("-1"), fmt_double(s * std::sqrt(2.0)), fmt_double(s / 2), std::string("1e9"),
+        std::string("1"), std::string("0.05")};  // (the last two: bounds on the cosine distance's scale)
     for (auto& e : eps_pool)
       if (e && e->front() == '(') *e = e->substr(1, e->size() - 2);  // a parameter value, not a literal
     const int n = static_cast<int>(rng_.range(2, 8));
@@ -330,14 +338,17 @@ class ShapeGenerator {
     if (L->dim != R->dim) R = L;
     const bool real = L->has_w && R->has_w && rng_.chance(0.3);
     const std::string col = real ? "w" : "v";
-    const int m = static_cast<int>(rng_.range(0, 2));
+    const int m = static_cast<int>(rng_.weighted({3, 2, 2, 3}));
     const Strings metrics = {rng_.pick(Strings{"euclidean", "l2", "EUCLIDEAN"}), rng_.pick(Strings{"manhattan", "taxicab", "l1"}),
-                             rng_.pick(Strings{"chebyshev", "linf"})};
-    const Strings ops = {"<->", "<#>", "<=>"};
+                             rng_.pick(Strings{"chebyshev", "linf"}), rng_.pick(Strings{"cosine", "Cosine"})};
+    // the SQL join's distance: the operator, or the function for Chebyshev (no operator)
+    const Strings ops = {"<->", "<+>", "chebyshev_distance", "<=>"};
     const bool unique = L == R && L->key_unique && rng_.chance(0.5);
     const double s = S();
     std::string eps = rng_.pick(Strings{fmt_double(s), fmt_double(2 * s), "0", fmt_double(s * std::sqrt(2.0)),
                                         "NULL", "'Infinity'", "-1", fmt_double(s / 2)});
+    if (m == 3 && rng_.chance(0.7))  // on the cosine distance's scale
+      eps = rng_.pick(Strings{"0", "1e-15", "0.01", "0.2", "1", "2", "0.5"});
     const bool named = rng_.chance(0.5);
     if (named) {
       q.sql = "SELECT * FROM similarity_join('" + L->name + "', '" + R->name + "', eps => " + eps +
@@ -347,13 +358,13 @@ class ShapeGenerator {
       q.sql = "SELECT * FROM similarity_join('" + L->name + "', '" + R->name + "', " + eps + ", '" + metrics[m] +
               "', '" + col + "', '" + col + "', 'id', 'id', " + (unique ? "true" : "false") + ")";
     }
-    const std::string d = "l." + col + " " + ops[m] + " r." + col;
+    const std::string d = m == 2 ? ops[m] + "(l." + col + ", r." + col + ")" : "l." + col + " " + ops[m] + " r." + col;
     q.off_sql = "SELECT l.id::bigint, r.id::bigint, " + d + " FROM " + L->name + " l JOIN " + R->name + " r ON " + d +
                 " <= " + (eps == "NULL" ? "NULL::float8" : eps) + (unique ? " AND l.id < r.id" : "");
     q.kind = Kind::Function;
     q.steps = {{q.sql, StepMode::Multiset, {}}};
-    q.form = std::string("similarity_join() ") + (m == 0 ? "euclidean" : m == 1 ? "manhattan" : "chebyshev") +
-             (real ? " real[]" : " float8[]");
+    q.form = std::string("similarity_join() ") +
+             (m == 0 ? "euclidean" : m == 1 ? "manhattan" : m == 2 ? "chebyshev" : "cosine") + (real ? " real[]" : " float8[]");
     q.shape = unique ? "similarity_join unique_pairs" : "similarity_join";
     q.tables = {L->name};
     if (R != L) q.tables.push_back(R->name);
@@ -363,6 +374,7 @@ class ShapeGenerator {
   void locking(Query& q) {
     CoreOptions o;
     o.eps = forms_.const_eps();
+    o.const_eps = true;
     const Core c = forms_.core(o);
     const std::string lock = rng_.pick(Strings{" FOR UPDATE OF a", " FOR SHARE", " FOR UPDATE", " FOR KEY SHARE OF b"});
     q.sql = select_join(c, {"a.id", "b.id", "a.name", c.dist}) + lock;
@@ -375,6 +387,7 @@ class ShapeGenerator {
   void dml(Query& q) {
     CoreOptions o;
     o.eps = forms_.const_eps();
+    o.const_eps = true;
     o.comma_join = true;
     o.allow_filters = rng_.chance(0.5);
     const Core c = forms_.core(o);
@@ -395,12 +408,14 @@ class ShapeGenerator {
   void three_way(Query& q) {
     CoreOptions o;
     o.eps = forms_.const_eps();
+    o.const_eps = true;
     const Core c = forms_.core(o);
     const Table& T = forms_.table();
     std::string sql;
     if (rng_.chance(0.5)) {  // a second distance join on top of the first
-      const std::string op = rng_.pick(Strings{"<->", "<#>", "<=>"});
-      sql = "SELECT a.id, b.id, c.id FROM " + c.from + " JOIN " + T.name + " c ON b.v " + op + " c.v <= " +
+      const std::string d = rng_.pick(Strings{"b.v <-> c.v", "b.v <+> c.v", "b.v <=> c.v", "chebyshev_distance(b.v, c.v)",
+                                              "cosine_distance(c.v, b.v)"});
+      sql = "SELECT a.id, b.id, c.id FROM " + c.from + " JOIN " + T.name + " c ON " + d + " <= " +
             forms_.const_eps() + where_clause(c);
     } else {
       sql = "SELECT a.id, b.id, c.name FROM " + c.from + " JOIN " + T.name + " c ON c.id = a.id" + where_clause(c);

@@ -1,6 +1,9 @@
 // simjoin_fuzz: the distance forms of a query's join, one per family the SimilarityJoin custom
 // scan recognizes (simjoin arrays, cube, cube_enlarge, point, PostGIS): the tables, the keys
 // (columns, or computed and shifted by outer values), the distance and the join's clauses.
+// simjoin's arrays follow pgvector's operators: <-> Euclidean, <+> taxicab, <=> cosine distance
+// (Chebyshev only as chebyshev_distance()), and <#>, the negative inner product, which the custom
+// scan leaves to PostgreSQL (drawn rarely: a check that it is not taken for a distance).
 #include <cmath>
 
 #include "fuzz.h"
@@ -41,6 +44,26 @@ std::string FormGenerator::const_eps() {
     case 9: return fmt_double(s) + "::real";
     case 10: return fmt_double(2 * s) + "::numeric";
     default: return "(SELECT max(e) FROM fz_eps WHERE e < 1e8)";
+  }
+}
+
+std::string FormGenerator::cosine_eps() {
+  switch (rng_.weighted({6, 4, 4, 4, 3, 3, 3, 6, 6, 3, 2, 2, 2, 2})) {
+    case 0: return "0";
+    case 1: return "1e-15";  // parallel vectors whose rounding leaves them just above 0
+    case 2: return "0.001";
+    case 3: return "0.05";
+    case 4: return "0.3";
+    case 5: return "1";  // orthogonal lattice vectors: exactly 1
+    case 6: return "2";  // antiparallel: 2 or just below
+    // the distance of two lattice directions (exactly that of lattice points a power of two apart)
+    case 7: return "(ARRAY[1,2]::float8[] <=> ARRAY[2,1]::float8[])";
+    case 8: return "(ARRAY[1,0,1]::float8[] <=> ARRAY[1,1,0]::float8[])";
+    case 9: return "cosine_distance(ARRAY[3,1]::float8[], ARRAY[-1,2]::float8[])";
+    case 10: return "1.9::real";
+    case 11: return "0.5::numeric";
+    case 12: return "'NaN'::float8";
+    default: return "'Infinity'::float8";
   }
 }
 
@@ -95,7 +118,10 @@ Core FormGenerator::core(const CoreOptions& o) {
   }
   const bool computed = !sh.empty() || !rsh.empty() || rng_.chance(0.15);
   std::string lk, rk, dist, cond;
-  const std::string E = o.eps;
+  // Cosine distances lie in [0, 2]: a constant bound is often redrawn on that scale (lattice
+  // multiples are too, or past 2: every pair with a direction).
+  const bool cosine_family = (fam == Family::SimjoinOp || fam == Family::SimjoinFn) && rng_.chance(0.3);
+  const std::string E = cosine_family && o.const_eps && rng_.chance(0.6) ? cosine_eps() : o.eps;
   auto compare = [&](const std::string& d) {
     switch (rng_.range(0, 3)) {
       case 0: return d + " <= " + E;
@@ -129,16 +155,23 @@ Core FormGenerator::core(const CoreOptions& o) {
       };
       lk = key("a", lsh);
       rk = key("b", rsh);
-      const int m = static_cast<int>(rng_.range(0, 2));
-      if (fam == Family::SimjoinOp) {
-        const std::string op = m == 0 ? "<->" : m == 1 ? "<#>" : "<=>";
+      // 0 Euclidean, 1 taxicab, 2 Chebyshev (a function only: no operator), 3 cosine, 4 the
+      // negative inner product (<#>: not a distance, left to PostgreSQL)
+      const int m = cosine_family ? 3 : static_cast<int>(rng_.weighted({10, 8, 8, 0, 1}));
+      if (fam == Family::SimjoinOp && m != 2) {
+        const std::string op = m == 0 ? "<->" : m == 1 ? "<+>" : m == 3 ? "<=>" : "<#>";
         dist = opd(lk, op, rk);
         c.form = "simjoin " + op + (real ? " real[]" : " float8[]");
       } else {
-        const std::string fn = m == 0 ? "euclidean_distance" : m == 1 ? "manhattan_distance" : "chebyshev_distance";
+        const std::string fn = m == 0   ? "euclidean_distance"
+                               : m == 1 ? "manhattan_distance"
+                               : m == 2 ? "chebyshev_distance"
+                               : m == 3 ? "cosine_distance"
+                                        : "negative_inner_product";
         dist = fn + "(" + ordered(lk, rk) + ")";
         c.form = "simjoin " + fn + (real ? " real[]" : " float8[]");
       }
+      if (m == 4) c.form += " (not accelerated)";
       cond = compare(dist);
       break;
     }

@@ -31,6 +31,7 @@ struct Core {
 // What the shape asks of the join.
 struct CoreOptions {
   std::string eps;        // SQL expression of the bound
+  bool const_eps = false;  // eps is from const_eps(): a cosine form may draw its own instead
   std::string shift;      // an outer value the keys must use ("" when none)
   bool comma_join = false;
   bool allow_filters = true;
@@ -47,6 +48,9 @@ class FormGenerator {
   // A constant bound: lattice multiples (pairs exactly at eps), 0, negative, NULL, NaN,
   // Infinity, all pairs; as float8, float4, numeric or untyped.
   std::string const_eps();
+  // A constant bound for the cosine distance (in [0, 2]): 0, just above 0, small, 1 (orthogonal),
+  // 2 (antiparallel), the distance of two lattice directions, NaN, Infinity.
+  std::string cosine_eps();
   const Table& table() { return rng_.pick(round_.tables); }
 
  private:

@@ -1,6 +1,8 @@
 // simjoin_fuzz: random tables. Rows come from generate_series through deterministic hash
 // formulas (hashint8), so a table's reproduction is a few statements, plus a few explicit rows
-// that carry the special values (NULL vectors, NaN, infinities, -0, huge values, wild rows).
+// that carry the special values (NULL vectors, NaN, infinities, -0, huge values, wild rows), and
+// copies of some rows with their vectors scaled (the cosine distance's parallel and antiparallel
+// pairs: generated coordinates are never negative).
 #include <cmath>
 #include <cstdio>
 
@@ -157,6 +159,10 @@ Table generate_table(Rng& rng, const Env& env, const Round& round, const std::st
     auto mixed = fill("1");
     mixed[0] = "-Infinity";
     vs.push_back(mixed);
+    vs.push_back(fill("-3"));  // antiparallel to the diagonal
+    auto unit = fill("0");     // a zero vector but for one subnormal coordinate
+    unit[0] = "5e-324";
+    vs.push_back(unit);
     const int count = static_cast<int>(rng.range(2, 5));
     long long next_id = 900000;
     std::string ins = "INSERT INTO " + name + " (id, c1, c2, f, x1, x2, name, v" +
@@ -180,7 +186,8 @@ Table generate_table(Rng& rng, const Env& env, const Round& round, const std::st
     for (int c = 0; c < count; ++c) {
       const auto& x = rng.pick(vs);
       std::vector<std::string> wx = x;
-      for (auto& e : wx) if (e == "1e300") e = "3e38"; else if (e == "-1e200") e = "-3e38"; else if (e == "1e-300") e = "1e-45";
+      for (auto& e : wx)
+        if (e == "1e300") e = "3e38"; else if (e == "-1e200") e = "-3e38"; else if (e == "1e-300" || e == "5e-324") e = "1e-45";
       const std::string lit = vec_literal(x);
       const std::string pt = "point((" + lit + "::float8[])[1], 0)";
       add_row(lit, vec_literal(wx), "cube(" + lit + "::float8[])", pt,
@@ -213,6 +220,30 @@ Table generate_table(Rng& rng, const Env& env, const Round& round, const std::st
     s += "INSERT INTO " + name + " SELECT " + (t.key_unique ? "id + 500000" : "id") + ", " + cols_list +
          " FROM " + name + " WHERE id % 5 = 1;\n";
   }
+  // Copies of some rows with their vectors scaled (v by k, w by k or -1 when k is out of float4's
+  // range): parallel vectors of other lengths, antiparallel ones, tiny and huge ones. Only rows
+  // whose coordinates are 0 or in [1e-50, 1e50] (no overflow or underflow error); the arrays keep
+  // their lengths and NULL elements (error rows stay error rows).
+  if (t.rows > 1 && rng.chance(0.35)) {
+    const int ncopies = static_cast<int>(rng.range(1, 2));
+    for (int c = 0; c < ncopies; ++c) {
+      const std::string k = rng.pick(std::vector<std::string>{"-1", "2", "-0.5", "3", "0.1", "-1024", "1e-250", "1e250", "-7"});
+      const bool k_fits_float4 = k != "1e-250" && k != "1e250";
+      auto scaled = [&](const std::string& col, const std::string& f, const std::string& type) {
+        return "ARRAY(SELECT x * " + f + " FROM unnest(" + col + ") WITH ORDINALITY u(x, n) ORDER BY n)::" + type;
+      };
+      std::string cols_list = "c1, c2, f, x1, x2, name, num, " + scaled("v", k, "float8[]");
+      if (t.has_w) cols_list += ", " + scaled("w", k_fits_float4 ? k : "-1", "real[]");
+      if (t.has_cube) cols_list += ", cb";
+      if (t.has_point) cols_list += ", p";
+      if (t.has_geom) cols_list += ", g";
+      if (t.has_jsonb) cols_list += ", j";
+      const long long r = rng.range(0, 6);
+      s += "INSERT INTO " + name + " SELECT " + (t.key_unique ? "id + " + num(700000 + 100000 * c) : "id") + ", " +
+           cols_list + " FROM " + name + " WHERE id % 7 = " + num(r) + " AND v IS NOT NULL" +
+           " AND NOT EXISTS (SELECT FROM unnest(v) x WHERE NOT (x = 0 OR abs(x) BETWEEN 1e-50 AND 1e50));\n";
+    }
+  }
   if (rng.chance(0.15)) s += "CREATE INDEX ON " + name + " (c1);\n";
   if (t.has_cube && rng.chance(0.25)) s += "CREATE INDEX ON " + name + " USING gist (cb);\n";
   if (t.has_geom && rng.chance(0.25)) s += "CREATE INDEX ON " + name + " USING gist (g);\n";
@@ -231,7 +262,8 @@ Round generate_round(Rng& rng, const Env& env, int ntables) {
   const double S = r.spacing;
   std::vector<std::string> pool = {fmt_double(S), fmt_double(2 * S), fmt_double(S * std::sqrt(2.0)),
                                    fmt_double(0.5 * S), "0", "-1", "NULL", "'NaN'", "'Infinity'",
-                                   fmt_double(3 * S), fmt_double(10 * S), "1e9"};
+                                   fmt_double(3 * S), fmt_double(10 * S), "1e9",
+                                   "(ARRAY[1,2]::float8[] <=> ARRAY[2,1]::float8[])", "0.05"};
   std::vector<std::string> eps;
   const int neps = static_cast<int>(rng.range(2, 5));
   for (int k = 0; k < neps; ++k) eps.push_back(k < 2 ? pool[static_cast<size_t>(rng.range(0, 4))] : rng.pick(pool));

@@ -27,8 +27,8 @@ INSERT INTO t_2d VALUES (5, '{1,2}');
 SELECT throws_ok($$SELECT * FROM similarity_join('t_2d', 't_3d', 1)$$, '2202E',
   'simjoin: table "t_3d", row with key 1: vector has 3 dimensions, expected 2',
   'tables of different dimensions');
-SELECT throws_ok($$SELECT * FROM similarity_join('t_3d', 't_3d', 1, metric => 'hamming')$$, '22023',
-  'simjoin: unknown metric "hamming"', 'unknown metric');
+SELECT throws_ok($$SELECT * FROM similarity_join('t_3d', 't_3d', 1, metric => 'inner_product')$$, '22023',
+  'simjoin: unknown metric "inner_product"', 'unknown metric');
 SELECT throws_ok($$SELECT * FROM similarity_join('t_3d', 't_3d', 'NaN')$$, '22023',
   'simjoin: eps must not be NaN', 'NaN eps');
 SELECT throws_ok($$SELECT * FROM similarity_join('t_3d', 't_dims', 1, unique_pairs => true)$$, '22023',

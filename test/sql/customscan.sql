@@ -23,8 +23,8 @@ ANALYZE cs_b;
 -- Plan shape.
 EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM cs_a a JOIN cs_b b
-  ON a.v <#> b.v < 0.25 AND a.cat = b.cat;
-EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM cs_a a, cs_b b WHERE 0.2 >= b.v <=> a.v;
+  ON a.v <+> b.v < 0.25 AND a.cat = b.cat;
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM cs_a a, cs_b b WHERE 0.2 >= chebyshev_distance(b.v, a.v);
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT a.id, b.id FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3;
 
@@ -38,9 +38,9 @@ SELECT * FROM pg_temp.cs_compare(
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM cs_a a JOIN cs_b b ON 0.3 > b.v <-> a.v');
 SELECT * FROM pg_temp.cs_compare(
-  'SELECT a.id AS a, b.id AS b FROM cs_a a JOIN cs_b b ON a.v <#> b.v <= 0.3');
+  'SELECT a.id AS a, b.id AS b FROM cs_a a JOIN cs_b b ON a.v <+> b.v <= 0.3');
 SELECT * FROM pg_temp.cs_compare(
-  'SELECT a.id AS a, b.id AS b FROM cs_a a JOIN cs_b b ON a.v <=> b.v <= 0.2');
+  'SELECT a.id AS a, b.id AS b FROM cs_a a JOIN cs_b b ON chebyshev_distance(a.v, b.v) <= 0.2');
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b, euclidean_distance(a.v, b.v) AS d FROM cs_a a JOIN cs_b b
      ON euclidean_distance(a.v, b.v) <= 0.4');
@@ -81,7 +81,7 @@ ANALYZE cs_c;
 SELECT * FROM pg_temp.cs_compare(
   'SELECT x.id AS a, y.id AS b FROM cs_c x JOIN cs_c y ON x.v <-> y.v <= 0.3');
 SELECT * FROM pg_temp.cs_compare(
-  'SELECT x.id AS a, y.id AS b FROM cs_c x JOIN cs_c y ON x.v <#> y.v <= 0.3');
+  'SELECT x.id AS a, y.id AS b FROM cs_c x JOIN cs_c y ON x.v <+> y.v <= 0.3');
 
 -- Prepared statements: eps as a parameter, custom and generic plans.
 PREPARE cs_q(float8) AS SELECT count(*) FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= $1;

@@ -28,7 +28,7 @@ ANALYZE dl_w;
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM dl_a a JOIN dl_b b ON a.v <-> b.v <= 0.25');
 SELECT * FROM pg_temp.cs_compare(
-  'SELECT b.id AS b, a.cat AS c, a.id AS a, b.cat AS d FROM dl_a a JOIN dl_b b ON a.v <#> b.v < 0.3');
+  'SELECT b.id AS b, a.cat AS c, a.id AS a, b.cat AS d FROM dl_a a JOIN dl_b b ON a.v <+> b.v < 0.3');
 SELECT * FROM pg_temp.cs_compare(
   'SELECT count(*) AS n FROM dl_a a JOIN dl_b b ON a.v <-> b.v <= 0.4');
 SELECT pg_temp.cs_explain('SELECT count(*) FROM dl_a a JOIN dl_b b ON a.v <-> b.v <= 0.4',
@@ -46,10 +46,10 @@ SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.name AS b FROM dl_a a JOIN dl_b b ON a.v <-> b.v <= 0.3 AND a.cat <> b.cat');
 -- the scan tuple itself (no projection), and every column
 SELECT * FROM pg_temp.cs_compare(
-  'SELECT a.v AS x, b.v AS y FROM dl_a a JOIN dl_b b ON a.v <=> b.v <= 0.2');
+  'SELECT a.v AS x, b.v AS y FROM dl_a a JOIN dl_b b ON chebyshev_distance(a.v, b.v) <= 0.2');
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.*, b.id AS b_id, b.cat AS b_cat, b.name AS b_name, b.v AS b_v
-     FROM dl_a a JOIN dl_b b ON a.v <=> b.v <= 0.2');
+     FROM dl_a a JOIN dl_b b ON chebyshev_distance(a.v, b.v) <= 0.2');
 -- Wild rows on the outer side only (values only: their tuples are kept for the recheck), on
 -- the inner side only (every outer tuple kept), on both.
 SELECT * FROM pg_temp.cs_compare(
@@ -69,14 +69,14 @@ SELECT * FROM pg_temp.cs_compare(
 SELECT * FROM pg_temp.cs_compare(
   'SELECT x.id AS a, y.id AS b FROM dl_a x JOIN dl_c y ON x.v <-> y.v <= 0.3');
 SELECT * FROM pg_temp.cs_compare(
-  'SELECT x.id AS a, y.id AS b FROM dl_a x JOIN dl_a y ON x.v <#> y.v <= 0.3
+  'SELECT x.id AS a, y.id AS b FROM dl_a x JOIN dl_a y ON x.v <+> y.v <= 0.3
      WHERE x.cat = 1 AND y.cat <> 1');
 SELECT * FROM pg_temp.cs_compare(
   'SELECT x.id AS a, y.id AS b FROM dl_a x JOIN dl_a y ON x.v <-> y.v < 0');
 SELECT * FROM pg_temp.cs_compare(
   'SELECT x.id AS a, y.id AS b FROM dl_a x JOIN dl_a y ON x.v <-> y.v <= 0');
 SELECT * FROM pg_temp.cs_compare(
-  'SELECT x.id AS a, y.id AS b FROM dl_w x JOIN dl_w y ON x.v <=> y.v <= 0.2');
+  'SELECT x.id AS a, y.id AS b FROM dl_w x JOIN dl_w y ON chebyshev_distance(x.v, y.v) <= 0.2');
 -- Points in space order (order_points): a dimension of zero width, a side of one point.
 CREATE TABLE dl_line AS SELECT id, ARRAY[1, v[2], v[1]]::float8[] AS v FROM dl_a;
 ANALYZE dl_line;
@@ -103,7 +103,7 @@ SELECT * FROM pg_temp.cs_compare(
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM dl_a a JOIN dl_b b ON a.v <-> b.v <= 0.25');
 SELECT * FROM pg_temp.cs_compare(
-  'SELECT b.id AS b, a.cat AS c, b.name AS n FROM dl_a a JOIN dl_b b ON a.v <#> b.v < 0.3');
+  'SELECT b.id AS b, a.cat AS c, b.name AS n FROM dl_a a JOIN dl_b b ON a.v <+> b.v < 0.3');
 SELECT * FROM pg_temp.cs_compare(
   'SELECT count(*) AS n FROM dl_a a JOIN dl_b b ON a.v <-> b.v <= 0.4');
 SELECT * FROM pg_temp.cs_compare(
@@ -127,19 +127,19 @@ SELECT count(*) FILTER (WHERE pg_column_size(v) < 1000) AS compressed,
 SET enable_nestloop = off;
 SELECT * FROM pg_temp.cs_compare(
   'SELECT x.id AS a, y.id AS b FROM dl_long x JOIN dl_long y ON x.v <-> y.v <= 3
-     AND x.v <#> y.v <= 4 AND x.id <> y.id');
+     AND x.v <+> y.v <= 4 AND x.id <> y.id');
 SELECT * FROM pg_temp.cs_compare(
-  'SELECT x.*, y.v <=> x.v AS d FROM dl_long x JOIN dl_long y ON x.v <-> y.v <= 2.5');
+  'SELECT x.*, chebyshev_distance(y.v, x.v) AS d FROM dl_long x JOIN dl_long y ON x.v <-> y.v <= 2.5');
 RESET enable_nestloop;
 DROP TABLE dl_long;
 
 -- Rescans with a changing eps: the inner side is kept, its points already in space order.
 SELECT e, (SELECT sum(a.id * 3 + b.id) FROM dl_a a JOIN dl_b b ON a.v <-> b.v <= e),
-       (SELECT count(*) FROM dl_w a JOIN dl_a b ON a.v <#> b.v <= e AND a.cat = b.cat)
+       (SELECT count(*) FROM dl_w a JOIN dl_a b ON a.v <+> b.v <= e AND a.cat = b.cat)
   FROM (VALUES (0.1::float8), (0.3), (0.1), ('NaN')) AS t(e);
 SET simjoin.enable_customscan = off;
 SELECT e, (SELECT sum(a.id * 3 + b.id) FROM dl_a a JOIN dl_b b ON a.v <-> b.v <= e),
-       (SELECT count(*) FROM dl_w a JOIN dl_a b ON a.v <#> b.v <= e AND a.cat = b.cat)
+       (SELECT count(*) FROM dl_w a JOIN dl_a b ON a.v <+> b.v <= e AND a.cat = b.cat)
   FROM (VALUES (0.1::float8), (0.3), (0.1), ('NaN')) AS t(e);
 RESET simjoin.enable_customscan;
 

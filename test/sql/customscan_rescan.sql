@@ -66,7 +66,7 @@ INSERT INTO rs_lat SELECT g, ARRAY[(g % 10) * 0.5, (g / 10) * 0.5], ARRAY[(g % 3
 ANALYZE rs_lat;
 SELECT * FROM pg_temp.cs_compare($$
   SELECT o, (SELECT sum(a.id * 3 + b.id) FROM rs_lat a JOIN rs_lat b
-             ON a.v <#> b.v < x.e AND a.r <-> b.r <= 0.2)
+             ON a.v <+> b.v < x.e AND a.r <-> b.r <= 0.2)
   FROM (VALUES (0.5::float8, 1), (0.5::float8, 2), (1.0::float8, 3)) x(e, o)$$);
 
 -- 4. A key that reads an outer value: the inner side is computed again when it changes.

@@ -34,7 +34,7 @@ SELECT * FROM pg_temp.cs_compare('SELECT a.id AS a, b.id AS b, b.w AS w FROM sj 
 SELECT pg_temp.outer_storage('SELECT a.id, b.id FROM sj a JOIN sj b ON a.v <-> b.v <= 0.3
   WHERE a.grp < 5 AND b.grp < 5');
 SELECT * FROM pg_temp.cs_compare('SELECT count(*) AS n FROM sj a JOIN sj b
-  ON a.v <#> b.v <= 0.4');
+  ON a.v <+> b.v <= 0.4');
 -- eps from the outer query: the scan is rescanned, the outer side copied again each time
 SELECT * FROM pg_temp.cs_compare('SELECT g, n FROM generate_series(1, 4) g, LATERAL
   (SELECT count(*) AS n FROM sj a JOIN sj b ON a.v <-> b.v <= g / 10.0) s');

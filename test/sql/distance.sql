@@ -1,7 +1,29 @@
--- The distance functions and operators on real[] and float8[].
+-- The distance functions and operators on real[] and float8[] (pgvector's convention: <->
+-- Euclidean, <+> taxicab, <=> cosine distance, <#> negative inner product; Chebyshev is a function).
 SELECT ARRAY[0,0]::float8[] <-> ARRAY[3,4]::float8[] AS euclidean,
-       ARRAY[0,0]::float8[] <#> ARRAY[3,4]::float8[] AS manhattan,
-       ARRAY[0,0]::float8[] <=> ARRAY[3,-4]::float8[] AS chebyshev;
+       ARRAY[0,0]::float8[] <+> ARRAY[3,4]::float8[] AS manhattan,
+       chebyshev_distance(ARRAY[0,0]::float8[], ARRAY[3,-4]::float8[]) AS chebyshev,
+       ARRAY[1,0]::float8[] <=> ARRAY[0,1]::float8[] AS cosine,
+       ARRAY[1,2]::float8[] <#> ARRAY[3,4]::float8[] AS negative_inner_product,
+       inner_product(ARRAY[1,2]::float8[], ARRAY[3,4]::float8[]) AS inner_product;
+SELECT ARRAY[0,0]::real[] <-> ARRAY[3,4]::real[] AS euclidean,
+       ARRAY[0,0]::real[] <+> ARRAY[3,4]::real[] AS manhattan,
+       chebyshev_distance(ARRAY[0,0]::real[], ARRAY[3,-4]::real[]) AS chebyshev,
+       ARRAY[1,1]::real[] <=> ARRAY[-2,-2]::real[] AS cosine,
+       ARRAY[1,2]::real[] <#> ARRAY[3,4]::real[] AS negative_inner_product,
+       negative_inner_product(ARRAY[1,2]::real[], ARRAY[3,4]::real[]) AS function;
+-- The operators call the functions.
+SELECT o.oprname, o.oprleft::regtype, p.proname FROM pg_operator o JOIN pg_proc p ON p.oid = o.oprcode
+  WHERE o.oprname IN ('<->', '<+>', '<=>', '<#>')
+    AND o.oprleft IN ('float8[]'::regtype, 'real[]'::regtype) ORDER BY 1, 2;
+-- Cosine: 1 - cos of the angle, in [0, 2] whatever the lengths; NaN without a direction.
+SELECT ARRAY[1,2,3]::float8[] <=> ARRAY[2,4,6]::float8[] AS parallel,
+       ARRAY[1,2,3]::float8[] <=> ARRAY[-1e300,-2e300,-3e300]::float8[] AS antiparallel_huge,
+       ARRAY[2 ^ (-1060), 0]::float8[] <=> ARRAY[2 ^ (-1060), 2 ^ (-1060)]::float8[] =
+         ARRAY[1,0]::float8[] <=> ARRAY[1,1]::float8[] AS subnormal_as_unit,
+       abs((ARRAY[1e-300,0]::float8[] <=> ARRAY[1e-300,1e-300]::float8[]) - (1 - sqrt(0.5))) < 1e-15 AS tiny,
+       ARRAY[0,0]::float8[] <=> ARRAY[0,0]::float8[] AS zero,
+       ARRAY['Infinity',0]::float8[] <=> ARRAY[1,0]::float8[] AS infinite;
 SELECT ARRAY[1.5,2.5]::real[] <-> ARRAY[1.5,2.5]::real[] AS same_point,
        euclidean_distance(ARRAY[0.1]::real[], ARRAY[0.2]::real[]) =
          euclidean_distance(ARRAY[0.1::real]::float8[], ARRAY[0.2::real]::float8[]) AS float4_widens_exactly;
@@ -11,7 +33,7 @@ SELECT ARRAY[0.1,0.2,0.3]::float8[] <-> ARRAY[0.4,0.5,0.6]::float8[] =
 -- NULL vectors give NULL; NaN gives NaN; infinity gives infinity.
 SELECT NULL::float8[] <-> ARRAY[1]::float8[] AS null_vector,
        ARRAY['NaN']::float8[] <-> ARRAY[1]::float8[] AS nan,
-       ARRAY['NaN', 5]::float8[] <=> ARRAY[1, 1]::float8[] AS chebyshev_nan,
+       chebyshev_distance(ARRAY['NaN', 5]::float8[], ARRAY[1, 1]::float8[]) AS chebyshev_nan,
        ARRAY['Infinity']::float8[] <-> ARRAY[1]::float8[] AS inf;
 -- Bad vectors are errors.
 SELECT ARRAY[1,2]::float8[] <-> ARRAY[1,2,3]::float8[];

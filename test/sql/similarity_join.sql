@@ -23,13 +23,16 @@ FROM similarity_join('places', 'places', 0.02);
 SELECT rows_differ(
   $$SELECT left_id, right_id, distance FROM similarity_join('places', 'places', 0.02)$$,
   $$SELECT a.geonameid, b.geonameid, a.pos <-> b.pos FROM places a JOIN places b ON a.pos <-> b.pos <= 0.02$$);
--- The three metrics.
+-- The other metrics (cosine: the angle between the (lat, lon) vectors, seen from (0, 0)).
 SELECT rows_differ(
   $$SELECT * FROM similarity_join('places', 'places', 0.03, metric => 'manhattan')$$,
-  $$SELECT a.geonameid, b.geonameid, a.pos <#> b.pos FROM places a JOIN places b ON a.pos <#> b.pos <= 0.03$$);
+  $$SELECT a.geonameid, b.geonameid, a.pos <+> b.pos FROM places a JOIN places b ON a.pos <+> b.pos <= 0.03$$);
 SELECT rows_differ(
   $$SELECT * FROM similarity_join('places', 'places', 0.015, metric => 'chebyshev')$$,
-  $$SELECT a.geonameid, b.geonameid, a.pos <=> b.pos FROM places a JOIN places b ON a.pos <=> b.pos <= 0.015$$);
+  $$SELECT a.geonameid, b.geonameid, chebyshev_distance(a.pos, b.pos) FROM places a JOIN places b ON chebyshev_distance(a.pos, b.pos) <= 0.015$$);
+SELECT rows_differ(
+  $$SELECT * FROM similarity_join('places', 'places', 1e-8, metric => 'cosine')$$,
+  $$SELECT a.geonameid, b.geonameid, a.pos <=> b.pos FROM places a JOIN places b ON a.pos <=> b.pos <= 1e-8$$);
 -- The nearest distinct pairs, each unordered pair once.
 SELECT l.name AS left_place, r.name AS right_place, round(j.distance::numeric, 6) AS degrees
 FROM similarity_join('places', 'places', 0.005, unique_pairs => true) j
@@ -71,8 +74,13 @@ SELECT eps, (SELECT count(*) FROM similarity_join('lattice', 'lattice', eps)) AS
 FROM unnest(ARRAY[0, 0.5, 0.7071067811865476, 1.0, 2.5]::float8[]) eps ORDER BY eps;
 SELECT metric, eps, (SELECT count(*) FROM similarity_join('lattice', 'lattice', eps, metric => metric)) AS engine
 FROM unnest(ARRAY['manhattan', 'chebyshev']) metric, unnest(ARRAY[0.5, 1.0]::float8[]) eps ORDER BY 1, 2;
-SELECT count(*) FROM lattice a JOIN lattice b ON a.v <#> b.v <= 1.0;
-SELECT count(*) FROM lattice a JOIN lattice b ON a.v <=> b.v <= 1.0;
+SELECT count(*) FROM lattice a JOIN lattice b ON a.v <+> b.v <= 1.0;
+SELECT count(*) FROM lattice a JOIN lattice b ON chebyshev_distance(a.v, b.v) <= 1.0;
+-- Cosine: parallel lattice points at distance 0 (or a rounding error above), the zero vector
+-- (0, 0) never (its distance is NaN), so 399 * 399 pairs within 1 (at most 90 degrees apart).
+SELECT eps, (SELECT count(*) FROM similarity_join('lattice', 'lattice', eps, metric => 'cosine')) AS engine,
+       (SELECT count(*) FROM lattice a JOIN lattice b ON a.v <=> b.v <= eps) AS sql
+FROM unnest(ARRAY[0, 1e-15, 0.01, 1, 2]::float8[]) eps ORDER BY eps;
 -- 3-4-5: distance exactly 5.
 CREATE TABLE triangle (id int PRIMARY KEY, v float8[]);
 INSERT INTO triangle VALUES (1, '{0,0}'), (2, '{3,4}'), (3, '{3,4.000000000000001}');
@@ -114,7 +122,7 @@ CREATE TABLE bad_nesting (id int PRIMARY KEY, v float8[]);
 INSERT INTO bad_nesting VALUES (3, '{{1,2},{3,4}}');
 SELECT * FROM similarity_join('bad_nesting', 'bad_nesting', 1);
 SELECT * FROM similarity_join('lattice', 'places', 1, right_column => 'pos3');
-SELECT * FROM similarity_join('places', 'places', 1, metric => 'cosine');
+SELECT * FROM similarity_join('places', 'places', 1, metric => 'inner_product');
 SELECT * FROM similarity_join('places', 'places', 'NaN');
 SELECT * FROM similarity_join('places', 'lattice', 1, left_column => 'pos', unique_pairs => true);
 SELECT * FROM similarity_join('places', 'places', 1);

@@ -47,6 +47,7 @@
 #include "pair_stream.h"
 #include "pg_guard.h"
 #include "settings.h"
+#include "space_order.h"
 
 extern "C" {
 #include "access/detoast.h"
@@ -683,11 +684,11 @@ void values_by_point(SimJoinState* st, Side* side) {
 }
 
 // Reorders a side's points (with point_row) along a Z-order curve over its up to three widest
-// dimensions, quantized to about 16 cells per point: the engine reports the pairs of a cell and
-// its neighbours together, and with the points (and the values deformed in their order) stored
-// in space order those pairs read nearby memory instead of rows scattered over the table (on
-// randomly ordered tables this cuts the per-pair cache misses of the clauses checked on each
-// pair). Only the engine's indexes change meaning: pairs still map to rows through point_row.
+// dimensions, quantized to about 16 cells per point (space_order.h): the engine reports the pairs
+// of a cell and its neighbours together, and with the points (and the values deformed in their
+// order) stored in space order those pairs read nearby memory instead of rows scattered over the
+// table (on randomly ordered tables this cuts the per-pair cache misses of the clauses checked on
+// each pair). Only the engine's indexes change meaning: pairs still map to rows through point_row.
 // Done to both sides, when both are in memory and an engine pair reads columns of either or
 // the points themselves (box clauses decided natively) (start_scan); deterministic, so that two
 // identical point sets stay identical (same_points).
@@ -698,66 +699,20 @@ void order_points(SimJoinState* st, Side* side) {
   side->ordered = true;  // once: a side kept over rescans is not reordered
   double* lo = static_cast<double*>(palloc(sizeof(double) * dim));
   double* hi = static_cast<double*>(palloc(sizeof(double) * dim));
-  for (int d = 0; d < dim; ++d) lo[d] = hi[d] = side->points[d];
-  for (uint32 p = 1; p < n; ++p) {
-    const double* x = side->points + static_cast<Size>(p) * dim;
-    for (int d = 0; d < dim; ++d) {
-      lo[d] = std::min(lo[d], x[d]);
-      hi[d] = std::max(hi[d], x[d]);
-    }
-  }
-  int axes[3];
-  int n_axes = 0;
-  for (int pick = 0; pick < 3; ++pick) {  // the widest dimensions, in decreasing width
-    int best = -1;
-    for (int d = 0; d < dim; ++d) {
-      bool taken = false;
-      for (int a = 0; a < n_axes; ++a) taken = taken || axes[a] == d;
-      if (!taken && hi[d] > lo[d] && std::isfinite(hi[d] - lo[d]) &&
-          (best < 0 || hi[d] - lo[d] > hi[best] - lo[best]))
-        best = d;
-    }
-    if (best < 0) break;
-    axes[n_axes++] = best;
-  }
-  if (n_axes == 0) {
+  const SpaceCurve curve = space_curve(side->points, n, dim, lo, hi);
+  if (curve.n_axes == 0) {
     pfree(lo);
     pfree(hi);
     return;
   }
-  int total_bits = 4;
-  while (total_bits < 30 && (static_cast<uint64>(1) << (total_bits - 4)) < n) ++total_bits;
-  const int bits = std::max(1, total_bits / n_axes);
-  const double cells = static_cast<double>((1u << bits) - 1);
-  uint64* keys = static_cast<uint64*>(MemoryContextAllocHuge(st->arrays_mcxt, sizeof(uint64) * n));
-  uint64* scratch = static_cast<uint64*>(MemoryContextAllocHuge(st->arrays_mcxt, sizeof(uint64) * n));
-  for (uint32 p = 0; p < n; ++p) {
-    const double* x = side->points + static_cast<Size>(p) * dim;
-    uint32 q[3];
-    for (int a = 0; a < n_axes; ++a) {
-      const int d = axes[a];
-      const double t = (x[d] - lo[d]) / (hi[d] - lo[d]) * cells;  // in [0, cells]
-      q[a] = t > 0 ? static_cast<uint32>(std::min(t, cells)) : 0;
-    }
-    uint64 code = 0;
-    for (int b = bits - 1; b >= 0; --b)
-      for (int a = 0; a < n_axes; ++a) code = (code << 1) | ((q[a] >> b) & 1u);
-    keys[p] = (code << 32) | p;
-  }
-  // LSD radix sort on the code (at most 30 bits): two stable passes of 16 bits.
-  uint32* counts = static_cast<uint32*>(palloc(sizeof(uint32) * 65536));
-  for (int shift = 32; shift < 64; shift += 16) {
-    std::memset(counts, 0, sizeof(uint32) * 65536);
-    for (uint32 p = 0; p < n; ++p) counts[(keys[p] >> shift) & 0xFFFF]++;
-    uint32 sum = 0;
-    for (int b = 0; b < 65536; ++b) {
-      const uint32 c = counts[b];
-      counts[b] = sum;
-      sum += c;
-    }
-    for (uint32 p = 0; p < n; ++p) scratch[counts[(keys[p] >> shift) & 0xFFFF]++] = keys[p];
-    std::swap(keys, scratch);
-  }
+  std::uint64_t* keys = static_cast<std::uint64_t*>(
+      MemoryContextAllocHuge(st->arrays_mcxt, sizeof(std::uint64_t) * n));
+  std::uint64_t* scratch = static_cast<std::uint64_t*>(
+      MemoryContextAllocHuge(st->arrays_mcxt, sizeof(std::uint64_t) * n));
+  space_keys(curve, side->points, n, dim, keys);
+  std::uint32_t* counts =
+      static_cast<std::uint32_t*>(palloc(sizeof(std::uint32_t) * kSpaceSortBuckets));
+  sort_space_keys(keys, scratch, n, counts);
   double* points = static_cast<double*>(
       MemoryContextAllocHuge(st->arrays_mcxt, sizeof(double) * dim * static_cast<Size>(side->points_cap)));
   uint32* point_row = static_cast<uint32*>(

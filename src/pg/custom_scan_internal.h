@@ -21,6 +21,7 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+#include "clause_bound.h"
 #include "types.h"
 
 namespace simjoin::pg::cs {
@@ -88,10 +89,7 @@ bool engine_is_exact(const FormInfo& form);
 // both). The role of a function in that clause:
 enum CubeBoxRole { CUBE_BOX_NONE, CUBE_BOX_ENLARGE, CUBE_BOX_CONTAINS, CUBE_BOX_CONTAINED };
 CubeBoxRole cube_box_role(Oid funcid);
-// The engine's bound for an exact form: eps for dist <= eps, the next double below eps for
-// dist < eps (d < c iff d <= prev(c) for doubles); NaN when no distance can match (eps < 0, or
-// NaN, which callers handle first: every pair then goes to the clause).
-double exact_bound(double eps, bool strict);
+// The engine's bound for an exact form: exact_bound(eps, strict) (clause_bound.h, the engine's).
 
 // The engine's bound: a widened eps such that every pair the operator accepts at `eps` lies
 // within it in the engine's double arithmetic. NaN if no engine run is needed (nothing can match).

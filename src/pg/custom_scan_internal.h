@@ -1,6 +1,7 @@
 // Internals of the SimilarityJoin custom scan (issue 4), shared by its planner part
-// (custom_scan.cpp), its executor (custom_scan_exec.cpp), the recognized distance forms
-// (custom_scan_forms.cpp) and the planning-time sample estimate (custom_scan_sample.cpp).
+// (custom_scan.cpp), its executor (custom_scan_exec.cpp and the files custom_scan_state.h lists),
+// the recognized distance forms (custom_scan_forms.cpp; their keys: custom_scan_keys.h) and the
+// planning-time sample estimate (custom_scan_sample.cpp).
 //
 // Exactness design: the engine runs over the key coordinates it can read exactly (as doubles).
 // For simjoin's own distances (engine_is_exact) it runs with the exact bound and yields exactly
@@ -53,7 +54,7 @@ void register_form_invalidation();
 // Label of a form for EXPLAIN ("euclidean", "cube taxicab", "pgvector cosine", ...).
 const char* form_label(const FormInfo& form);
 
-// ---- reading keys ---------------------------------------------------------------------------
+// ---- reading keys (custom_scan_keys.cpp) ----------------------------------------------------
 enum KeyStatus { KEY_SKIP = 0, KEY_OK = 1, KEY_WILD = 2 };
 
 // The per-join reference that every non-wild key must share (dimension, SRID).

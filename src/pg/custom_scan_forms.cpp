@@ -1,8 +1,7 @@
 // The distance forms the SimilarityJoin custom scan recognizes, found by name and type in the
-// catalogs (never by fixed OIDs), and the readers of their key values.
-#include "custom_scan_internal.h"
-
-#include "operator_probe.h"
+// catalogs (never by fixed OIDs): the form table and its lookups. The readers of their key values
+// are custom_scan_keys.cpp and one file per kind (custom_scan_key_*.cpp).
+#include "custom_scan_keys.h"
 
 extern "C" {
 #include "access/genam.h"
@@ -16,17 +15,12 @@ extern "C" {
 #include "nodes/makefuncs.h"
 #include "nodes/value.h"
 #include "parser/parse_func.h"
-#include "utils/array.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
-#include "utils/geo_decls.h"
 }
-
-#include <cmath>
-#include <cstring>
 
 namespace simjoin::pg::cs {
 
@@ -42,13 +36,10 @@ FormEntry forms[kMaxForms];
 int form_count = 0;
 bool forms_valid = false;
 
-// contrib cube's functions, and whether they compute what simjoin computes (probed once after
-// each rebuild of the forms, when a plan first asks).
+// contrib cube's functions and PostGIS's, found with the forms (whether they compute what simjoin
+// computes: cube_probe_matches, postgis_probe_matches).
 CubeFunctions cube_functions;
-enum class Probe { Unknown, Match, Differ } cube_probe = Probe::Unknown;
-// PostGIS's likewise.
 PostgisFunctions postgis_functions;
-Probe postgis_probe = Probe::Unknown;
 
 void add_form(Oid funcid, KeyKind kind, Metric metric, bool cosine = false, bool dwithin = false,
               bool float32 = false) {
@@ -114,9 +105,9 @@ void build_forms() {
     form_count = 0;
     cube_functions = CubeFunctions{{InvalidOid, InvalidOid, InvalidOid}, InvalidOid, InvalidOid,
                                    InvalidOid};
-    cube_probe = Probe::Unknown;
+    forget_cube_probe();
     postgis_functions = PostgisFunctions{InvalidOid, InvalidOid};
-    postgis_probe = Probe::Unknown;
+    forget_postgis_probe();
     // simjoin's own operators and functions on real[] and float8[].
     Oid nsp = extension_schema("simjoin");
     if (OidIsValid(nsp)) {
@@ -197,169 +188,7 @@ void build_forms() {
 
 void invalidate_forms(Datum, int, uint32) { forms_valid = false; }
 
-// ---- key readers ----------------------------------------------------------------------------
-
-// Coordinates beyond this magnitude could overflow the engine's sums of squares: wild.
-constexpr double kHuge = 1e150;
-
-inline bool coordinate_ok(double x) { return std::isfinite(x) && std::fabs(x) <= kHuge; }
-
-// The bytes of a varlena without copying it when it is only short-headered; detoasts otherwise.
-const char* varlena_data(Datum value, Size* size) {
-  struct varlena* v =
-      pg_detoast_datum_packed(reinterpret_cast<struct varlena*>(DatumGetPointer(value)));
-  *size = VARSIZE_ANY_EXHDR(v);
-  return VARDATA_ANY(v);
-}
-
-// contrib cube: int32 vl_len_; uint32 header (bit 31: point, low 31 bits: dim); double x[].
-constexpr uint32 kCubePointBit = 0x80000000u;
-constexpr uint32 kCubeDimMask = 0x7fffffffu;
-
-// PostGIS GSERIALIZED (v2): srid[3], gflags, [8 bytes extended flags], [float bbox], then the
-// geometry: uint32 type, uint32 npoints, double coords[]. Flags of version 2.
-constexpr uint8 kG2Z = 0x01, kG2M = 0x02, kG2BBox = 0x04, kG2Geodetic = 0x08,
-                kG2Extended = 0x10, kG2Version = 0x40;
-constexpr uint32 kPointType = 1;
-
-struct GeoPoint {
-  bool ok;
-  int32 srid;
-  double x, y;
-};
-
-GeoPoint parse_geometry(Datum value) {
-  GeoPoint p{false, 0, 0, 0};
-  Size size;
-  const char* data = varlena_data(value, &size);
-  if (size < 4) return p;
-  const uint8* bytes = reinterpret_cast<const uint8*>(data);
-  const uint8 flags = bytes[3];
-  if (!(flags & kG2Version)) return p;  // not the PostGIS 3 layout: leave it to PostGIS
-  if (flags & kG2Geodetic) return p;
-  int32 srid = (int32(bytes[0]) << 16) | (int32(bytes[1]) << 8) | int32(bytes[2]);
-  srid = (srid << 11) >> 11;  // sign-extend the 21 stored bits
-  Size offset = 4;
-  if (flags & kG2Extended) offset += 8;
-  const int ndims = 2 + ((flags & kG2Z) ? 1 : 0) + ((flags & kG2M) ? 1 : 0);
-  if (flags & kG2BBox) offset += 2 * ndims * sizeof(float);
-  if (offset + 8 + 2 * sizeof(double) > size) return p;
-  uint32 type, npoints;
-  std::memcpy(&type, data + offset, 4);
-  std::memcpy(&npoints, data + offset + 4, 4);
-  if (type != kPointType || npoints != 1) return p;
-  std::memcpy(&p.x, data + offset + 8, sizeof(double));
-  std::memcpy(&p.y, data + offset + 8 + sizeof(double), sizeof(double));
-  p.srid = srid;
-  p.ok = true;
-  return p;
-}
-
-// Reads a cube's coordinates if it is a point (or a degenerate box); returns its dim or -1.
-int cube_point(Datum value, double* out, int want_dim) {
-  Size size;
-  const char* data = varlena_data(value, &size);
-  if (size < 4) return -1;
-  uint32 header;
-  std::memcpy(&header, data, 4);
-  const int dim = static_cast<int>(header & kCubeDimMask);
-  const bool point = (header & kCubePointBit) != 0;
-  const Size need = 4 + sizeof(double) * dim * (point ? 1 : 2);
-  if (size < need || dim == 0) return -1;
-  if (want_dim >= 0 && dim != want_dim) return -1;
-  const char* coords = data + 4;
-  for (int i = 0; i < dim; ++i) {
-    double ll;
-    std::memcpy(&ll, coords + sizeof(double) * i, sizeof(double));
-    if (!point) {
-      double ur;
-      std::memcpy(&ur, coords + sizeof(double) * (dim + i), sizeof(double));
-      if (!(ll == ur)) return -1;  // a box (or NaN): cube's box distance, leave it to cube
-    }
-    if (!coordinate_ok(ll)) return -1;
-    if (out) out[i] = ll;
-  }
-  return dim;
-}
-
-// pgvector: int32 vl_len_; int16 dim; int16 unused; float4 x[dim].
-int pgvector_point(Datum value, double* out, int want_dim, bool cosine, bool* zero) {
-  Size size;
-  const char* data = varlena_data(value, &size);
-  if (size < 4) return -1;
-  int16 dim;
-  std::memcpy(&dim, data, 2);
-  if (dim <= 0 || size < 4 + sizeof(float) * Size(dim)) return -1;
-  if (want_dim >= 0 && dim != want_dim) return -1;
-  const char* coords = data + 4;
-  double norm2 = 0;
-  for (int i = 0; i < dim; ++i) {
-    float f;
-    std::memcpy(&f, coords + sizeof(float) * i, sizeof(float));
-    const double x = f;
-    if (!std::isfinite(x)) return -1;
-    norm2 += x * x;
-    if (out) out[i] = x;
-  }
-  // pgvector's cosine sums a.b, |a|^2 and |b|^2 in single precision. Where |a|^2 passes
-  // FLT_MAX the sums overflow (its distance is then 1 or NaN), and where it is tiny the products
-  // fall into float's subnormals and lose their digits ([3e-23,0] and [3e-23,1e-23] are at its
-  // cosine distance 0): outside [1e-30, 1e38] its result is not the cosine within the engine
-  // bound's margin, so such vectors are wild (its own operator decides them).
-  if (cosine && norm2 != 0 && !(norm2 >= 1e-30 && norm2 <= 1e38)) return -1;
-  if (zero) *zero = norm2 == 0;
-  if (cosine && out && norm2 > 0) {
-    const double norm = std::sqrt(norm2);
-    for (int i = 0; i < dim; ++i) out[i] /= norm;
-  }
-  return dim;
-}
-
-// real[] / float8[]: one dimension, no NULL elements, float4 or float8 elements. Read in place,
-// also from a value with a short header (arrays of small vectors are stored so): its fields
-// after the header are those of ArrayType after vl_len_, unaligned, so they are copied out.
-int array_point(Datum value, double* out, int want_dim) {
-  Size size;
-  const char* data = varlena_data(value, &size);
-  struct Head {  // ArrayType after vl_len_, then dims[1] (lbound[1] follows)
-    int32 ndim;
-    int32 dataoffset;  // non-zero: a NULL bitmap follows (NULL elements)
-    Oid elemtype;
-    int32 dim;
-  } head;
-  if (size < sizeof head) return -1;
-  std::memcpy(&head, data, sizeof head);
-  if (head.ndim != 1 || head.dataoffset != 0) return -1;
-  const Size element = head.elemtype == FLOAT8OID ? sizeof(double)
-                       : head.elemtype == FLOAT4OID ? sizeof(float)
-                                                     : 0;
-  const int dim = head.dim;
-  if (element == 0 || dim <= 0 || (want_dim >= 0 && dim != want_dim)) return -1;
-  const Size offset = ARR_OVERHEAD_NONULLS(1) - VARHDRSZ;  // the elements, after the header
-  if (size < offset + element * static_cast<Size>(dim)) return -1;
-  const char* x = data + offset;
-  for (int i = 0; i < dim; ++i) {
-    double coordinate;
-    if (element == sizeof(double)) {
-      std::memcpy(&coordinate, x + sizeof(double) * i, sizeof(double));
-    } else {
-      float f;
-      std::memcpy(&f, x + sizeof(float) * i, sizeof(float));
-      coordinate = f;
-    }
-    if (!coordinate_ok(coordinate)) return -1;
-    if (out) out[i] = coordinate;
-  }
-  return dim;
-}
-
 }  // namespace
-
-Datum detoast_key(const FormInfo& form, Datum value) {
-  if (form.kind == KEY_POINT) return value;  // fixed length, not a varlena
-  return PointerGetDatum(
-      pg_detoast_datum_packed(reinterpret_cast<struct varlena*>(DatumGetPointer(value))));
-}
 
 void register_form_invalidation() {
   CacheRegisterSyscacheCallback(PROCOID, invalidate_forms, 0);
@@ -401,82 +230,12 @@ const char* form_label(const FormInfo& form) {
   return "?";
 }
 
-KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref) {
-  int dim = -1;
-  switch (form.kind) {
-    case KEY_FLOAT_ARRAY:
-      dim = array_point(value, nullptr, ref->dim);
-      break;
-    case KEY_CUBE:
-      dim = cube_point(value, nullptr, ref->dim);
-      break;
-    case KEY_POINT: {
-      const Point* p = DatumGetPointP(value);
-      dim = coordinate_ok(p->x) && coordinate_ok(p->y) ? 2 : -1;
-      break;
-    }
-    case KEY_PGVECTOR: {
-      bool zero = false;
-      dim = pgvector_point(value, nullptr, ref->dim, form.cosine, &zero);
-      // pgvector's cosine distance with a zero vector is NaN: it never satisfies <= eps.
-      if (dim > 0 && form.cosine && zero) return KEY_SKIP;
-      break;
-    }
-    case KEY_GEOMETRY: {
-      const GeoPoint p = parse_geometry(value);
-      if (!p.ok || !coordinate_ok(p.x) || !coordinate_ok(p.y)) return KEY_WILD;
-      if (ref->srid_set && p.srid != ref->srid) return KEY_WILD;
-      if (!ref->srid_set) {
-        ref->srid = p.srid;
-        ref->srid_set = true;
-      }
-      dim = 2;
-      break;
-    }
-  }
-  if (dim <= 0) return KEY_WILD;
-  if (ref->dim < 0) ref->dim = dim;
-  return dim == ref->dim ? KEY_OK : KEY_WILD;
-}
-
-void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out) {
-  switch (form.kind) {
-    case KEY_FLOAT_ARRAY:
-      array_point(value, out, ref.dim);
-      break;
-    case KEY_CUBE:
-      cube_point(value, out, ref.dim);
-      break;
-    case KEY_POINT: {
-      const Point* p = DatumGetPointP(value);
-      out[0] = p->x;
-      out[1] = p->y;
-      break;
-    }
-    case KEY_PGVECTOR:
-      pgvector_point(value, out, ref.dim, form.cosine, nullptr);
-      break;
-    case KEY_GEOMETRY: {
-      const GeoPoint p = parse_geometry(value);
-      out[0] = p.x;
-      out[1] = p.y;
-      break;
-    }
-  }
-}
-
 bool engine_is_exact(const FormInfo& form) {
   if (form.kind == KEY_FLOAT_ARRAY) return true;
   if (form.kind != KEY_CUBE && form.kind != KEY_GEOMETRY) return false;
   if (!forms_valid) build_forms();
-  if (form.kind == KEY_CUBE) {
-    if (cube_probe == Probe::Unknown)
-      cube_probe = cube_functions_match(cube_functions) ? Probe::Match : Probe::Differ;
-    return cube_probe == Probe::Match;
-  }
-  if (postgis_probe == Probe::Unknown)
-    postgis_probe = postgis_dwithin_matches(postgis_functions) ? Probe::Match : Probe::Differ;
-  return postgis_probe == Probe::Match;
+  if (form.kind == KEY_CUBE) return cube_probe_matches(cube_functions);
+  return postgis_probe_matches(postgis_functions);
 }
 
 CubeBoxRole cube_box_role(Oid funcid) {
@@ -488,32 +247,8 @@ CubeBoxRole cube_box_role(Oid funcid) {
   return CUBE_BOX_NONE;
 }
 
-double exact_bound(double eps, bool strict) {
-  if (strict) eps = std::nextafter(eps, -HUGE_VAL);
-  if (std::isnan(eps) || eps < 0) return std::nan("");
-  return eps == 0 ? 0.0 : eps;  // -0 as +0: the same comparison
-}
-
 double engine_bound(const FormInfo& form, double eps, int dim) {
-  if (std::isnan(eps) || eps < 0) return std::nan("");
-  if (std::isinf(eps)) return eps;
-  const double d = dim > 0 ? dim : 1;
-  if (form.float32) {
-    // pgvector sums in single precision: relative error below (dim + 2) * 2^-24 on the sum,
-    // plus absolute underflow loss; the factors below are a generous margin over both.
-    const double rel = (d + 8) * std::ldexp(1.0, -21);
-    if (form.cosine) {
-      // cosine distance c = 1 - cos; |u - v|^2 = 2 c for unit vectors u, v. The float dot
-      // product's error on cos is below about (dim + 2) * 2^-24 in absolute terms.
-      const double c = eps + rel + 1e-12;
-      return std::sqrt(2.0 * c) * (1.0 + 1e-9) + 1e-150;
-    }
-    return eps * (1.0 + rel) + 1e-18;
-  }
-  // Double-precision operators: the engine's and the operator's sums differ by a few units in
-  // the last place (hypot vs sqrt of the sum, order of padding dims); underflow only shrinks
-  // the engine's value.
-  return eps * (1.0 + 1e-10 + (d + 8) * 4e-16) + 1e-150;
+  return widened_bound(eps, dim, form.float32, form.cosine);
 }
 
 }  // namespace simjoin::pg::cs

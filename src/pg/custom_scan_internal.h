@@ -1,6 +1,7 @@
 // Internals of the SimilarityJoin custom scan (issue 4), shared by its planner part
-// (custom_scan.cpp), its executor (custom_scan_exec.cpp), the recognized distance forms
-// (custom_scan_forms.cpp) and the planning-time sample estimate (custom_scan_sample.cpp).
+// (custom_scan.cpp), its executor (custom_scan_exec.cpp and the files custom_scan_state.h lists),
+// the recognized distance forms (custom_scan_forms.cpp; their keys: custom_scan_keys.h) and the
+// planning-time sample estimate (custom_scan_sample.cpp).
 //
 // Exactness design: the engine runs over the key coordinates it can read exactly (as doubles).
 // For simjoin's own distances (engine_is_exact) it runs with the exact bound and yields exactly
@@ -21,6 +22,7 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+#include "clause_bound.h"
 #include "types.h"
 
 namespace simjoin::pg::cs {
@@ -52,7 +54,7 @@ void register_form_invalidation();
 // Label of a form for EXPLAIN ("euclidean", "cube taxicab", "pgvector cosine", ...).
 const char* form_label(const FormInfo& form);
 
-// ---- reading keys ---------------------------------------------------------------------------
+// ---- reading keys (custom_scan_keys.cpp) ----------------------------------------------------
 enum KeyStatus { KEY_SKIP = 0, KEY_OK = 1, KEY_WILD = 2 };
 
 // The per-join reference that every non-wild key must share (dimension, SRID).
@@ -88,10 +90,7 @@ bool engine_is_exact(const FormInfo& form);
 // both). The role of a function in that clause:
 enum CubeBoxRole { CUBE_BOX_NONE, CUBE_BOX_ENLARGE, CUBE_BOX_CONTAINS, CUBE_BOX_CONTAINED };
 CubeBoxRole cube_box_role(Oid funcid);
-// The engine's bound for an exact form: eps for dist <= eps, the next double below eps for
-// dist < eps (d < c iff d <= prev(c) for doubles); NaN when no distance can match (eps < 0, or
-// NaN, which callers handle first: every pair then goes to the clause).
-double exact_bound(double eps, bool strict);
+// The engine's bound for an exact form: exact_bound(eps, strict) (clause_bound.h, the engine's).
 
 // The engine's bound: a widened eps such that every pair the operator accepts at `eps` lies
 // within it in the engine's double arithmetic. NaN if no engine run is needed (nothing can match).

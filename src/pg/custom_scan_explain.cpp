@@ -1,0 +1,90 @@
+// The SimilarityJoin custom scan in EXPLAIN: the distance form and eps, and under ANALYZE the
+// engine's runs and the sides' storage.
+#include "custom_scan_state.h"
+
+#include "engine_runner.h"
+#include "pg_guard.h"
+#include "settings.h"
+
+extern "C" {
+#include "commands/explain.h"
+#include "utils/ruleutils.h"
+}
+
+namespace simjoin::pg::cs {
+
+namespace {
+
+const char* device_name() {
+  switch (static_cast<Device>(device_setting)) {
+    case Device::Gpu:
+      return "gpu";
+    case Device::Cpu:
+      return "cpu";
+    default:
+      return "auto";
+  }
+}
+
+}  // namespace
+
+void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
+  SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
+  CustomScan* cscan = reinterpret_cast<CustomScan*>(node->ss.ps.plan);
+  ExplainPropertyText("Distance", form_label(st->form), es);
+  List* context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
+  char* eps = deparse_expression(static_cast<Node*>(list_nth(cscan->custom_exprs, EXPR_EPS)),
+                                 context, es->verbose, false);
+  ExplainPropertyText("Eps", eps, es);
+  // The device setting is machine-specific (gpu on a GPU machine's test run): a detail.
+  if (explain_details_setting) ExplainPropertyText("Device", device_name(), es);
+  ExplainPropertyText("Algorithm", "auto", es);
+  if (!es->analyze) return;
+  // EXPLAIN ANALYZE (or auto_explain) runs once nothing more will be fetched: an engine still
+  // running (under a LIMIT it waits on its full queue) is stopped now, to report what it did.
+  stop_stream(st);
+  if (st->totals.runs == 0) {
+    ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out), es);
+    return;
+  }
+  EngineTotals* t = &st->totals;
+  // The Engine line names the device, the algorithm it chose and the timings: machine details.
+  // The counters below are the same on every machine (Engine Pairs of a run stopped early,
+  // under a LIMIT, depends on timing).
+  if (explain_details_setting) {
+    char line[1024];
+    line[0] = '\0';
+    cpp_guard([&] {
+      JoinStats stats;
+      stats.device = t->device;
+      stats.algorithm = t->algorithm;
+      stats.indexed_dims = t->indexed_dims;
+      stats.batches = t->batches;
+      stats.candidates = t->candidates;
+      stats.pairs = t->pairs;
+      for (int k = 0; k < t->phase_count; ++k)
+        stats.phase_seconds.emplace_back(t->phase_name[k], t->phase_seconds[k]);
+      describe_join(stats, line, sizeof line);
+    });
+    ExplainPropertyText("Engine", line, es);
+  }
+  ExplainPropertyInteger("Engine Runs", nullptr, static_cast<int64>(t->runs), es);
+  ExplainPropertyInteger("Engine Runs Stopped Early", nullptr,
+                         static_cast<int64>(t->stopped_early), es);
+  ExplainPropertyInteger("Engine Pairs", nullptr, static_cast<int64>(t->pairs), es);
+  ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out), es);
+  ExplainPropertyInteger("Wild Rows", nullptr, static_cast<int64>(st->wild_rows), es);
+  ExplainPropertyText("Distance Clause",
+                      st->distance_qual >= 0 ? "engine (exact), wild rows rechecked" : "rechecked",
+                      es);
+  ExplainPropertyInteger("Box Clauses Decided Natively", nullptr, st->n_boxes, es);
+  ExplainPropertyText("Inner Storage", st->inner.spilled ? "disk" : "memory", es);
+  ExplainPropertyInteger("Inner Bytes", "kB", static_cast<int64>(st->inner.bytes / 1024), es);
+  ExplainPropertyText("Outer Storage",
+                      st->outer_shared ? "the inner side's rows"
+                                       : st->outer.spilled ? "disk" : "memory",
+                      es);
+  ExplainPropertyInteger("Outer Bytes", "kB", static_cast<int64>(st->outer.bytes / 1024), es);
+}
+
+}  // namespace simjoin::pg::cs

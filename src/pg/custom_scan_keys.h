@@ -1,0 +1,71 @@
+// The key forms of the SimilarityJoin custom scan, shared by the form registry
+// (custom_scan_forms.cpp), the dispatch over the kinds (custom_scan_keys.cpp) and the kinds'
+// readers, one file each:
+//   custom_scan_key_array.cpp     real[] / float8[] (simjoin's own distances)
+//   custom_scan_key_cube.cpp      contrib cube, and the probe of its arithmetic
+//   custom_scan_key_point.cpp     PostgreSQL's point
+//   custom_scan_key_pgvector.cpp  pgvector's vector
+//   custom_scan_key_postgis.cpp   PostGIS's geometry, and the probe of its arithmetic
+// A reader writes a key's coordinates to out (unless it is null) and returns its dimension, or -1
+// when the engine cannot represent the key faithfully (a wild key); want_dim >= 0 requires that
+// dimension.
+#pragma once
+
+#include "custom_scan_internal.h"
+#include "operator_probe.h"
+
+#include <cmath>
+
+namespace simjoin::pg::cs {
+
+// Coordinates beyond this magnitude could overflow the engine's sums of squares: wild.
+constexpr double kHuge = 1e150;
+
+inline bool coordinate_ok(double x) { return std::isfinite(x) && std::fabs(x) <= kHuge; }
+
+// custom_scan_keys.cpp
+const char* varlena_data(Datum value, Size* size);
+
+// custom_scan_key_array.cpp
+int array_point(Datum value, double* out, int want_dim);
+
+// custom_scan_key_cube.cpp
+int cube_point(Datum value, double* out, int want_dim);
+
+// custom_scan_key_point.cpp
+int builtin_point(Datum value, double* out);
+
+// custom_scan_key_pgvector.cpp: *zero (unless null) tells whether the vector is zero.
+int pgvector_point(Datum value, double* out, int want_dim, bool cosine, bool* zero);
+
+// custom_scan_key_postgis.cpp
+struct GeoPoint {
+  bool ok;
+  int32 srid;
+  double x, y;
+};
+
+GeoPoint parse_geometry(Datum value);
+
+// Whether another extension's functions compute what simjoin computes (operator_probe.h), asked
+// by engine_is_exact: probed once after each rebuild of the forms (which forgets the results),
+// when a plan first asks. Call inside cpp_guard.
+class ProbeResult {
+ public:
+  template <typename Probe>
+  bool matches(Probe probe) {  // runs the probe unless its result is known
+    if (state_ == State::Unknown) state_ = probe() ? State::Match : State::Differ;
+    return state_ == State::Match;
+  }
+  void forget() { state_ = State::Unknown; }
+
+ private:
+  enum class State { Unknown, Match, Differ } state_ = State::Unknown;
+};
+
+bool cube_probe_matches(const CubeFunctions& functions);      // custom_scan_key_cube.cpp
+void forget_cube_probe();
+bool postgis_probe_matches(const PostgisFunctions& functions);  // custom_scan_key_postgis.cpp
+void forget_postgis_probe();
+
+}  // namespace simjoin::pg::cs

@@ -1,0 +1,185 @@
+// The SimilarityJoin custom scan reads its children: every row's key evaluated and classified
+// (a point, a wild row, or no match at all), its tuple stored (custom_scan_storage.cpp) or only
+// the columns an engine pair needs (a values_only side), and the outer side of a self-join over
+// the same scan shared with the inner side instead of read again.
+#include "custom_scan_state.h"
+
+extern "C" {
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+}
+
+#include <cstring>
+
+namespace simjoin::pg::cs {
+
+namespace {
+
+constexpr int kNullKey = -1;
+constexpr Size kKeyMemory = 64 * 1024;
+
+// Evaluates a key on a child tuple. Returns kNullKey for NULL; else classifies it and, for
+// KEY_OK, writes its coordinates to st->key_buffer. The key's memory is per tuple.
+int evaluate_key(SimJoinState* st, ExprState* key, TupleTableSlot* slot) {
+  ExprContext* econtext = st->key_cxt;
+  // Nothing outlives a key's evaluation (its coordinates are copied out): the per-tuple memory
+  // is reset once it holds kKeyMemory, not for every row (one reset per ~1000 arrays).
+  if (MemoryContextMemAllocated(econtext->ecxt_per_tuple_memory, false) > kKeyMemory)
+    ResetExprContext(econtext);
+  econtext->ecxt_scantuple = slot;
+  bool isnull;
+  Datum value = ExecEvalExprSwitchContext(key, econtext, &isnull);
+  if (isnull) return kNullKey;
+  MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+  value = detoast_key(st->form, value);
+  KeyStatus status = classify_key(st->form, value, &st->ref);
+  if (status == KEY_OK) {
+    if (st->key_buffer_dim < st->ref.dim) {
+      st->key_buffer = static_cast<double*>(
+          MemoryContextAlloc(st->arrays_mcxt, sizeof(double) * st->ref.dim));
+      st->key_buffer_dim = st->ref.dim;
+    }
+    read_key(st->form, value, st->ref, st->key_buffer);
+  }
+  MemoryContextSwitchTo(old);
+  // A NULL key never satisfies a strict distance; SKIP keys (NaN distances) only match an eps
+  // of NaN, where every row is wild: keep them as rows without a point.
+  return status;
+}
+
+// Whether a side may keep only its wild rows' tuples and the needed columns of the others
+// (Side::values_only). The outer side: decided once the inner side is complete (no wild inner
+// row: no pair reads an outer row's tuple). The inner side: when its child can be read again
+// (inner_rereadable), since a wild row on either side pairs with every inner row's tuple; the
+// executor then reads it again with its tuples (reread_inner_with_tuples).
+bool values_only_side(const SimJoinState* st, const Side* side, PlanState* child, bool force_wild) {
+  if (force_wild || st->all_wild) return false;
+  if (side == &st->outer ? st->inner.n_wild > 0 || st->ref.dim <= 0
+                         : !st->inner_rereadable || st->inner_needs_tuples)
+    return false;
+  const Size dim = static_cast<Size>(st->ref.dim > 0 ? st->ref.dim : 1);
+  const Size per_row = static_cast<Size>(side->n_need) * (sizeof(Datum) + sizeof(bool));
+  if (per_row > sizeof(double) * dim + sizeof(uint32)) return false;
+  TupleDesc desc = ExecGetResultType(child);
+  for (int c = 0; c < side->n_need; ++c)
+    if (side->need[c] >= desc->natts || !TupleDescAttr(desc, side->need[c])->attbyval)
+      return false;
+  return true;
+}
+
+// A row of a values_only side: its needed columns into values[], its tuple only if it is wild.
+void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool wild) {
+  const uint32 row = side->n;
+  const int k = side->n_need;
+  if (k > 0) {
+    if (row + 1 > side->values_cap) {
+      uint32 cap = side->values_cap;
+      ensure_capacity(st->arrays_mcxt, &side->values, &cap, row + 1, k);
+      uint32 cap_isnull = side->values_cap;
+      ensure_capacity(st->arrays_mcxt, &side->isnull, &cap_isnull, row + 1, k);
+      side->values_cap = cap;
+    }
+    copy_needed_columns(side, slot, row);
+  }
+  if (wild) {
+    store_tuple(st, side, slot);  // counts the row
+    return;
+  }
+  if (side->file)
+    ensure_capacity(st->arrays_mcxt, &side->offsets, &side->cap, row + 1);
+  else {
+    ensure_capacity(st->arrays_mcxt, &side->tuples, &side->cap, row + 1);
+    side->tuples[row] = nullptr;
+  }
+  side->n++;
+}
+
+}  // namespace
+
+// Reads a child completely. force_wild (the outer side when every pair goes to the recheck):
+// every row with a key is wild, and not counted as such. Returns false, the side incomplete,
+// when a values_only inner side meets a wild row (its tuples are needed: load_inner).
+bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild) {
+  side->values_only = values_only_side(st, side, child, force_wild);
+  for (;;) {
+    TupleTableSlot* slot = ExecProcNode(child);
+    if (TupIsNull(slot)) break;
+    CHECK_FOR_INTERRUPTS();
+    int status = evaluate_key(st, key, slot);
+    if (status == kNullKey) continue;  // never satisfies a strict distance
+    const uint32 row = side->n;
+    if (force_wild) status = KEY_WILD;
+    if (status == KEY_WILD && side->values_only && side == &st->inner) return false;
+    if (side->values_only)
+      store_row_values(st, side, slot, status == KEY_WILD);
+    else
+      store_tuple(st, side, slot);
+    if (status == KEY_OK) {
+      const int dim = st->ref.dim;
+      const uint32 before = side->points_cap;
+      ensure_capacity(st->arrays_mcxt, &side->point_row, &side->points_cap, side->n_points + 1);
+      if (!side->points || before != side->points_cap) {
+        const Size bytes = sizeof(double) * dim * static_cast<size_t>(side->points_cap);
+        side->points = static_cast<double*>(
+            side->points ? repalloc_huge(side->points, bytes)
+                         : MemoryContextAllocHuge(st->arrays_mcxt, bytes));
+      }
+      std::memcpy(side->points + static_cast<size_t>(side->n_points) * dim, st->key_buffer,
+                  sizeof(double) * dim);
+      side->point_row[side->n_points++] = row;
+    } else if (status == KEY_WILD) {
+      ensure_capacity(st->arrays_mcxt, &side->wild, &side->wild_cap, side->n_wild + 1);
+      side->wild[side->n_wild++] = row;
+      if (!force_wild) st->wild_rows++;
+    }
+  }
+  side->loaded = true;
+  side->values_by_row = side->values != nullptr;
+  return true;
+}
+
+// Reads the inner child again, keeping every tuple: a wild row on either side pairs with every
+// inner row (next_candidate's phase 1), which a values_only inner side did not keep. The child
+// returns the same rows (inner_rereadable), so the rows, points and wild rows come out the same.
+void reread_inner_with_tuples(SimJoinState* st) {
+  st->inner_needs_tuples = true;
+  st->wild_rows -= st->inner.n_wild;
+  reset_side(&st->inner);
+  ExecReScan(st->inner_ps);
+  load_side(st, &st->inner, st->inner_ps, st->inner_key, false);
+}
+
+void load_inner(SimJoinState* st) {
+  if (!load_side(st, &st->inner, st->inner_ps, st->inner_key, false)) reread_inner_with_tuples(st);
+}
+
+// The outer side of a self-join whose children scan the same rows (same_scan): the inner side's
+// rows, points, wild rows and deformed values, without reading the outer child. Everything is
+// borrowed, read only, and taken once the inner side is final for this scan (ordered, its
+// values by point and deformed: start_scan); the tuples stay the inner side's, so the inner side
+// must be in memory. Both sides need the same columns (begin_scan), so the values line up.
+void share_inner_side(SimJoinState* st) {
+  Side* from = &st->inner;
+  Side* to = &st->outer;
+  to->n = to->cap = from->n;
+  to->tuples = from->tuples;
+  to->n_points = to->points_cap = from->n_points;
+  to->points = from->points;
+  to->point_row = from->point_row;
+  to->n_wild = to->wild_cap = from->n_wild;
+  to->wild = from->wild;
+  to->values = from->values;
+  to->isnull = from->isnull;
+  to->values_cap = from->values_cap;
+  to->borrowed = true;
+  to->bytes = 0;  // no tuple of its own
+  to->values_only = from->values_only;
+  to->values_by_row = from->values_by_row;
+  to->ordered = from->ordered;
+  to->current = kNoRow;
+  to->loaded = true;
+  st->wild_rows += from->n_wild;
+}
+
+}  // namespace simjoin::pg::cs

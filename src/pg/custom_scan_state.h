@@ -1,0 +1,225 @@
+// The SimilarityJoin custom scan's executor state, shared by the executor's files
+// (custom_scan_exec.cpp has the overview):
+//   custom_scan_exec.cpp     the callbacks (create, begin, end, rescan) and a scan's start
+//   custom_scan_columns.cpp  the columns an engine pair needs; the direct projection
+//   custom_scan_load.cpp     the children read into the sides: keys, values only, shared sides
+//   custom_scan_storage.cpp  a side's stored tuples: arena, spill to a temporary file, fetch
+//   custom_scan_deform.cpp   a side's needed columns deformed once; the points in space order
+//   custom_scan_stream.cpp   the engine on its producer thread: batches, totals
+//   custom_scan_pairs.cpp    the exec callback: candidates, their scan tuples and clauses,
+//                            fast_scan, EvalPlanQual
+//   custom_scan_explain.cpp  EXPLAIN
+#pragma once
+
+#include "custom_scan_internal.h"
+
+#include "pair_stream.h"
+
+extern "C" {
+#include "commands/explain.h"
+#include "storage/buffile.h"
+}
+
+namespace simjoin::pg::cs {
+
+constexpr uint32 kNoRow = 0xFFFFFFFFu;
+constexpr int kMaxPhases = 8;
+
+// Engine statistics summed over the scans (plain data: no destructors).
+struct EngineTotals {
+  uint64 runs;
+  uint64 batches;
+  uint64 candidates;
+  uint64 pairs;
+  uint64 stopped_early;
+  int indexed_dims;
+  char device[128];
+  char algorithm[64];
+  int phase_count;
+  char phase_name[kMaxPhases][32];
+  double phase_seconds[kMaxPhases];
+};
+
+// One child's rows: tuples (in memory or spilled), keys as coordinates, wild rows.
+struct Side {
+  MemoryContext tuple_mcxt;  // the tuples, in memory mode
+  char* arena;               // the free part of the current block of tuples (copy_to_arena)
+  Size arena_left;
+  Size arena_block;          // size of the last block
+  uint32 n;
+  uint32 cap;
+  MinimalTuple* tuples;
+  BufFile* file;     // the tuples, once spilled
+  uint64* offsets;   // (fileno << 32) | offset of each spilled tuple
+  Size bytes;
+  bool spilled;      // ever spilled (EXPLAIN)
+  char* read_buffer;  // the spilled tuple held in the slot
+  Size read_buffer_size;
+  double* points;     // n_points x dim coordinates
+  uint32* point_row;  // row of each point
+  uint32 n_points;
+  uint32 points_cap;
+  uint32* wild;       // rows paired with every row of the other side
+  uint32 n_wild;
+  uint32 wild_cap;
+  uint32 current;     // row stored in the side's slot (kNoRow: none)
+  bool loaded;
+  // The columns an engine pair needs (read by the projection or the clauses checked on it):
+  // positions in the side's tuples. Often none (count(*)).
+  int* need;
+  int n_need;
+  // Those columns of every row with a point, deformed once (in memory mode, when small
+  // enough): values[point * n_need + k], in the order of the points (order_points); by-reference
+  // values point into the stored tuples or to expanded copies. nullptr: each row is deformed
+  // when needed (hold_row).
+  Datum* values;
+  bool* isnull;
+  uint32 values_cap;
+  // Only the wild rows' tuples are kept (tuples[row] / offsets[row] of the other rows unused):
+  // the outer side when the inner side has no wild row (no pair reads an outer row with a point
+  // but through values[]) and the columns an engine pair needs are by value and take no more
+  // memory than the row's coordinates, which are kept in memory anyway (values_only_side).
+  bool values_only;
+  bool values_by_row;  // values[] are indexed by row, not yet by point (values_by_point)
+  bool ordered;        // the points are in space order (order_points)
+  bool borrowed;       // tuples, points, point_row and wild are the inner side's (same_scan)
+};
+
+// A cube box clause (cube_enlarge(x, r, n) @> y) decided natively on the engine's pairs.
+struct BoxCheck {
+  int position;       // in the plan's qual
+  int enlarged_side;  // 0: the outer key is x, 1: the inner key
+  ExprState* r;
+  ExprState* n;
+  double r_value;     // this scan's r
+};
+
+struct SimJoinState {
+  CustomScanState css;  // first: the executor sees a CustomScanState
+
+  FormInfo form;
+  bool strict;          // the distance clause is dist < eps
+  bool same_scan;       // both children return the same rows: the outer side copies the inner's
+  bool inner_rereadable;   // the inner child returns the same rows when read again
+  bool inner_needs_tuples;  // a wild row was met: the inner side keeps every tuple from now on
+  bool outer_shared;    // this scan's outer side is that copy (EXPLAIN)
+  int distance_qual;    // its position in the plan's qual when the engine is exact, else -1
+  ExprState* engine_qual;  // checked on the engine's pairs (without the distance clause if exact)
+  ExprState* wild_qual;    // checked on pairs with a wild row: every clause of the join
+  BoxCheck* boxes;         // decided natively on the engine's pairs (not in engine_qual)
+  int n_boxes;
+  int outer_columns;
+  int inner_columns;
+  bool eps_is_float4;
+  PlanState* outer_ps;
+  PlanState* inner_ps;
+  ExprState* outer_key;
+  ExprState* inner_key;
+  Bitmapset* inner_key_params;  // PARAM_EXEC ids the inner key reads: a change reloads the inner side
+  ExprState* eps_expr;
+  ExprContext* key_cxt;
+  TupleTableSlot* outer_slot;  // holds a stored outer tuple
+  TupleTableSlot* inner_slot;  // holds a stored inner tuple
+  MemoryContext arrays_mcxt;   // arrays of both sides; owns the stream (reset callback)
+  MemoryContextCallback stream_callback;
+  Size memory_limit;
+
+  // state of one scan
+  bool started;
+  bool finished;
+  bool all_wild;     // every row is paired with every row (eps NaN, ST_DWithin eps < 0)
+  bool use_engine;   // false when nothing can match (eps < 0)
+  double eps;
+  double bound;
+  KeyRef ref;
+  double* key_buffer;
+  int key_buffer_dim;
+
+  Side outer;
+  Side inner;
+
+  // Direct projection of the engine's pairs (no clause to check on them): the plan's targetlist
+  // is plain scan-tuple columns, each read straight from a side's deformed values into the
+  // result slot, skipping the scan tuple and ExecProject. out_side[j]: 0 outer, 1 inner;
+  // out_need[j]: the column's position in that side's need[].
+  bool direct_project;
+  int n_out;
+  int* out_side;
+  int* out_need;
+
+  // the engine's pairs
+  PairStream* stream;  // running engine, or nullptr
+  StreamBatch batch;   // the batch being handed out
+  size_t batch_pos;
+  int phase;  // 0: engine pairs, 1: wild outer x all inner, 2: outer points x wild inner
+  uint32 wi, wj;
+
+  // EvalPlanQual recheck: a nested loop over the children's test rows (recheck_scan_tuple)
+  bool epq_outer_ready;  // outer_slot holds the current outer row; the inner child is being read
+
+  // statistics
+  uint64 candidates_out;
+  uint64 wild_rows;
+  EngineTotals totals;
+};
+
+// ---- growing palloc'd arrays -----------------------------------------------------------------
+
+template <typename T>
+void ensure_capacity(MemoryContext cxt, T** array, uint32* cap, size_t need, size_t width = 1) {
+  if (need <= *cap) return;
+  size_t next = *cap ? static_cast<size_t>(*cap) * 2 : 1024;
+  while (next < need) next *= 2;
+  if (next > kNoRow) next = kNoRow;
+  if (need > next)
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                    errmsg("simjoin: more than 2^32-1 rows on one side of a join")));
+  const Size bytes = sizeof(T) * width * next;
+  if (*array)
+    *array = static_cast<T*>(repalloc_huge(*array, bytes));
+  else
+    *array = static_cast<T*>(MemoryContextAllocHuge(cxt, bytes));
+  *cap = static_cast<uint32>(next);
+}
+
+// ---- custom_scan_storage.cpp ------------------------------------------------------------------
+char* arena_alloc(Side* side, Size length);
+Size side_memory_limit(const SimJoinState* st, const Side* side);
+void store_tuple(SimJoinState* st, Side* side, TupleTableSlot* slot);
+MinimalTuple fetch_tuple(SimJoinState* st, Side* side, uint32 row);
+void reset_side(Side* side);
+
+// ---- custom_scan_load.cpp ---------------------------------------------------------------------
+bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild);
+void reread_inner_with_tuples(SimJoinState* st);
+void load_inner(SimJoinState* st);
+void share_inner_side(SimJoinState* st);
+
+// ---- custom_scan_deform.cpp -------------------------------------------------------------------
+void copy_needed_columns(const Side* side, TupleTableSlot* slot, uint32 index);
+void deform_side(SimJoinState* st, Side* side, TupleTableSlot* slot);
+void values_by_point(SimJoinState* st, Side* side);
+void order_points(SimJoinState* st, Side* side);
+
+// ---- custom_scan_stream.cpp -------------------------------------------------------------------
+void destroy_stream(void* arg);
+void start_stream(SimJoinState* st);
+void stop_stream(SimJoinState* st);
+bool next_batch(SimJoinState* st);
+
+// ---- custom_scan_pairs.cpp --------------------------------------------------------------------
+TupleTableSlot* exec_scan(CustomScanState* node);  // ExecCustomScan
+
+// ---- custom_scan_columns.cpp ------------------------------------------------------------------
+bool collect_index_vars(Node* node, void* context);
+void set_needed_columns(Side* side, Bitmapset* columns, int first, int count);
+bool shift_index_vars(Node* node, void* context);
+void set_direct_projection(SimJoinState* st, List* targetlist);
+
+// ---- custom_scan_exec.cpp ---------------------------------------------------------------------
+void start_scan(SimJoinState* st);
+
+// ---- custom_scan_explain.cpp ------------------------------------------------------------------
+void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es);
+
+}  // namespace simjoin::pg::cs

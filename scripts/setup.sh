@@ -14,6 +14,7 @@ packages=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libtap-pars
           debhelper  # dh, which debian/rules runs
           postgresql-server-dev-all  # dh's pgxs_loop sequence; pg_buildext comes with postgresql-common
           git  # scripts/package_test.sh copies the files git lists
+          debootstrap  # scripts/clean_root_check.sh builds its clean Debian root
           postgresql-15-postgis-3)
 # Runs "$@" as root: directly when root, else through sudo (which a fresh machine may lack).
 as_root() {

@@ -37,11 +37,17 @@ inline int cosine_scale_exponent(const double* a, std::size_t dim) {
 // a' of the definition, coordinate by coordinate (ldexp is exact or correctly rounded).
 inline double cosine_scaled(double x, int exponent) { return std::ldexp(x, -exponent); }
 
+// The inner product sum_j a_j b_j, dimensions in stored order (no fused multiply-add): the SQL
+// function inner_product() and every sum of the cosine distance below.
+inline double dot_product(const double* a, const double* b, std::size_t dim) {
+  double dot = 0.0;
+  for (std::size_t j = 0; j < dim; ++j) dot += a[j] * b[j];
+  return dot;
+}
+
 // |a'| = sqrt(sum of a'_j^2), a' given.
 inline double cosine_norm_of_scaled(const double* scaled, std::size_t dim) {
-  double sum = 0.0;
-  for (std::size_t j = 0; j < dim; ++j) sum += scaled[j] * scaled[j];
-  return std::sqrt(sum);
+  return std::sqrt(dot_product(scaled, scaled, dim));
 }
 
 // The last step of the definition, from dot(a', b') and the two norms.
@@ -55,9 +61,7 @@ inline double cosine_finish(double dot, double norm_a, double norm_b) {
 // d(a, b) from the scaled vectors and their norms (precomputed by the engine once per point).
 inline double cosine_from_scaled(const double* a_scaled, double norm_a, const double* b_scaled,
                                  double norm_b, std::size_t dim) {
-  double dot = 0.0;
-  for (std::size_t j = 0; j < dim; ++j) dot += a_scaled[j] * b_scaled[j];
-  return cosine_finish(dot, norm_a, norm_b);
+  return cosine_finish(dot_product(a_scaled, b_scaled, dim), norm_a, norm_b);
 }
 
 // d(a, b) from the vectors themselves, without scratch memory (the SQL function, the oracle).
@@ -93,7 +97,7 @@ inline double cosine_prepare(const double* a, std::size_t dim, double* scaled, d
 
 // The Euclidean distance between the unit vectors a'/|a'| and b'/|b'| (each coordinate divided
 // once, in double) that every pair with d(a, b) <= eps keeps, whatever the rounding of either
-// computation: sqrt(2 (eps + g (1 + eps))) + h, times (1 + h), with g and h many times the
+// computation: sqrt(2 (eps + m (1 + eps))) + m, times (1 + m), with the margin m many times the
 // rounding errors of dim-term sums (see docs/ARCHITECTURE.md, "Cosine"). NaN for eps < 0 or NaN.
 double cosine_candidate_radius(double eps, std::size_t dim);
 

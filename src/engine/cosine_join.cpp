@@ -18,13 +18,12 @@ double cosine_candidate_radius(double eps, std::size_t dim) {
   if (std::isinf(eps)) return eps;
   // u = 2^-53. The computed d is within (2 dim + 8) u of 1 - cos (dot product, two norms, a
   // product, a quotient, a difference); the computed unit vectors are within (dim + 3) u of the
-  // true ones, and the engine's sum of squares within (dim + 1) u of its value. g and h take
-  // eight times those, plus room for the subnormal tails of scaled coordinates.
+  // true ones, and the engine's sum of squares within (dim + 1) u of its value. The margin is
+  // eight times the largest of those, plus room for the subnormal tails of scaled coordinates.
   const double u = std::ldexp(1.0, -53);
   const double n = static_cast<double>(dim);
-  const double g = 8.0 * (2.0 * n + 8.0) * u + 1e-290;
-  const double h = 8.0 * (2.0 * n + 8.0) * u + 1e-290;
-  double radius = (std::sqrt(2.0 * (eps + g * (1.0 + eps))) + h) * (1.0 + h);
+  const double margin = 8.0 * (2.0 * n + 8.0) * u + 1e-290;
+  double radius = (std::sqrt(2.0 * (eps + margin * (1.0 + eps))) + margin) * (1.0 + margin);
   // Rounding of the three lines above is covered by a few steps up.
   for (int i = 0; i < 4; ++i) radius = std::nextafter(radius, HUGE_VAL);
   return radius;

@@ -70,14 +70,17 @@ bool same_form(const FormInfo& a, const FormInfo& b) {
   return a.kind == b.kind && a.cosine == b.cosine;
 }
 
+// Whether `var` is a user column of the relation with range-table index `relid`, at this level.
+bool user_column_of(const Var* var, Index relid) {
+  return var->varlevelsup == 0 && static_cast<Index>(var->varno) == relid && var->varattno > 0;
+}
+
 // The plain column a key is, or 0.
 AttrNumber key_column(RelOptInfo* rel, Expr* key) {
   while (key && IsA(key, RelabelType)) key = reinterpret_cast<RelabelType*>(key)->arg;
   if (!key || !IsA(key, Var)) return 0;
-  Var* var = reinterpret_cast<Var*>(key);
-  if (var->varlevelsup != 0 || var->varno != static_cast<int>(rel->relid) || var->varattno <= 0)
-    return 0;
-  return var->varattno;
+  const Var* var = reinterpret_cast<Var*>(key);
+  return user_column_of(var, rel->relid) ? var->varattno : 0;
 }
 
 // Whether the key expression can be evaluated on sampled rows of `rel` at planning time: its
@@ -86,10 +89,7 @@ AttrNumber key_column(RelOptInfo* rel, Expr* key) {
 bool evaluable_walker(Node* node, void* context) {
   if (!node) return false;
   const Index relid = *static_cast<Index*>(context);
-  if (IsA(node, Var)) {
-    const Var* var = reinterpret_cast<Var*>(node);
-    return var->varlevelsup != 0 || static_cast<Index>(var->varno) != relid || var->varattno <= 0;
-  }
+  if (IsA(node, Var)) return !user_column_of(reinterpret_cast<Var*>(node), relid);
   if (IsA(node, Param) || IsA(node, SubLink) || IsA(node, SubPlan) ||
       IsA(node, AlternativeSubPlan) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) ||
       IsA(node, WindowFunc) || IsA(node, GroupingFunc) || IsA(node, CurrentOfExpr) ||

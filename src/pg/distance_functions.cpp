@@ -21,13 +21,6 @@ namespace {
 
 using simjoin::Metric;
 
-// The inner product sum_j a_j b_j, dimensions in stored order (no fused multiply-add).
-double inner_product(const double* a, const double* b, std::size_t dim) {
-  double dot = 0.0;
-  for (std::size_t j = 0; j < dim; ++j) dot += a[j] * b[j];
-  return dot;
-}
-
 // f(a, b) of both arguments widened to double; ERROR on NULL elements, nesting or unequal lengths.
 template <typename F>
 Datum of_two_vectors(FunctionCallInfo fcinfo, const F& f) {
@@ -70,11 +63,11 @@ extern "C" Datum simjoin_cosine_distance(PG_FUNCTION_ARGS) {
   return distance_of_arguments(fcinfo, Metric::Cosine);
 }
 extern "C" Datum simjoin_inner_product(PG_FUNCTION_ARGS) {
-  return of_two_vectors(fcinfo, inner_product);
+  return of_two_vectors(fcinfo, simjoin::dot_product);
 }
 extern "C" Datum simjoin_negative_inner_product(PG_FUNCTION_ARGS) {
   return of_two_vectors(fcinfo, [](const double* a, const double* b, std::size_t dim) {
-    return -inner_product(a, b, dim);
+    return -simjoin::dot_product(a, b, dim);
   });
 }
 

@@ -56,7 +56,7 @@ CUDA_LIBS     = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
 ENGINE_DEFS   = -DSIMJOIN_WITH_CUDA
 else
 CUDA_CU_SRCS  =
-CUDA_CPP_SRCS = cuda/gpu_backend_absent.cpp
+CUDA_CPP_SRCS = cuda/gpu_backend_absent.cpp cuda/gpu_join_backend.cpp
 CUDA_LIBS     =
 ENGINE_DEFS   =
 endif
@@ -67,7 +67,7 @@ ENGINE_OBJS  = $(patsubst %.cpp,$(BUILD)/%.o,$(ENGINE_SRCS) $(CUDA_CPP_SRCS)) \
                $(patsubst %.cu,$(BUILD)/%.o,$(CUDA_CU_SRCS))
 ENGINE_LIB   = $(BUILD)/libsimjoin_engine.a
 
-PG_CPPFLAGS  = -Isrc/engine -Isrc/pg $(ENGINE_DEFS)
+PG_CPPFLAGS  = -Isrc/engine -Icuda -Isrc/pg $(ENGINE_DEFS)
 PG_CXXFLAGS  = -std=c++17 -ffp-contract=off -Wno-register
 SHLIB_LINK  += $(ENGINE_LIB) $(CUDA_LIBS) -lstdc++ -pthread
 SHLIB_PREREQS = $(ENGINE_LIB)

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "engine.h"
+#include "gpu_backend.h"
+#include "join_backend.h"
 
 namespace {
 
@@ -265,6 +267,7 @@ bool verify(const PointSet& left, const PointSet* right, JoinSpec spec,
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  simjoin::install_gpu_backend(&simjoin::gpu::backend());  // this program owns the GPU
   std::size_t dim = 0;
   const std::vector<double> left_coords = make_data(o, o.n, o.seed, dim);
   std::size_t right_dim = dim;

@@ -152,6 +152,7 @@ PipelineOptions pipeline_options(const PointSet* right, const JoinSpec& spec,
   options.mirror = right == nullptr && spec.self_pairs == SelfPairs::All;
   options.diagonal_ids = options.mirror ? diagonal : nullptr;
   options.sink_batch = spec.batch_pairs;
+  options.memory_bytes = spec.device_memory_bytes;
   return options;
 }
 
@@ -266,15 +267,11 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
 // the float copy, and ids, keys, magnitudes and the sort's double buffers.
 std::size_t bytes_per_point(std::size_t dim) { return 20 * dim + 48; }
 
-// The most points a chunk may hold so that two chunks fit the tuning's input budget; 0 when the
-// inputs fit as they are.
-std::size_t chunk_points_for(const PointSet& left, const PointSet* right) {
+// The most points a chunk may hold so that two chunks fit the input budget (the tuning's, else
+// half the memory the join may use); 0 when the inputs fit as they are.
+std::size_t chunk_points_for(const PointSet& left, const PointSet* right, const JoinSpec& spec) {
   std::size_t budget = tuning().input_bytes;
-  if (budget == 0) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    budget = free_bytes / 2;
-  }
+  if (budget == 0) budget = join_memory_bytes(spec.device_memory_bytes) / 2;
   const std::size_t per_point = bytes_per_point(left.dim);
   const std::size_t points = left.n + (right ? right->n : 0);
   if (points * per_point <= budget) return 0;
@@ -320,11 +317,38 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
   if (spec.algorithm == Algorithm::Lss)
     throw Error("simjoin: LSS is not implemented in the GPU backend yet");
   const DeviceInfo& device = use_device();
-  const std::size_t chunk_points = chunk_points_for(left, right);
+  const std::size_t chunk_points = chunk_points_for(left, right, spec);
   if (chunk_points == 0) return run_join_in_memory(left, right, spec, sink);
   JoinStats stats = run_chunked_join(left, right, spec, chunk_points, run_join_in_memory, sink);
   stats.device = "gpu: " + device.name;  // also where every chunk pair was pruned
   return stats;
 }
+
+bool memory_info(std::string* name, std::size_t* free_bytes, std::size_t* total_bytes) {
+  if (!available(nullptr)) return false;
+  const DeviceInfo& device = use_device();
+  CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+  *name = device.name;
+  return true;
+}
+
+void warm_up() {
+  class Discard : public PairSink {
+   public:
+    bool consume(const PairBatch&) override { return true; }
+  } sink;
+  const double coords[4] = {0.0, 0.0, 0.5, 0.5};
+  const PointSet points{coords, 2, 2};
+  JoinSpec spec;
+  spec.eps = 1.0;
+  spec.device = Device::Gpu;
+  for (Algorithm algorithm : {Algorithm::Grid, Algorithm::BruteForce}) {
+    spec.algorithm = algorithm;
+    run_join(points, nullptr, spec, sink);
+    run_join(points, &points, spec, sink);
+  }
+}
+
+bool context_healthy() { return cudaDeviceSynchronize() == cudaSuccess; }
 
 }  // namespace simjoin::gpu

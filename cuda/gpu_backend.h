@@ -1,13 +1,31 @@
-// The GPU backend's interface: the engine's run_join, on the device. No CUDA header here, so that
-// the engine's dispatcher compiles without the toolkit.
+// The GPU backend: the engine's join on the device, behind the engine's JoinBackend interface
+// (join_backend.h). The arrows point one way: cuda/ uses the engine's headers; the engine never
+// includes this file. Whoever owns the GPU in a process (the GPU service, the benchmark, the GPU
+// tests) installs backend() with install_gpu_backend(). No CUDA header here.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
+#include "join_backend.h"
 #include "pair_sink.h"
 #include "types.h"
 
 namespace simjoin::gpu {
+
+// This build's GPU backend (without CUDA: one that is never usable).
+JoinBackend& backend();
+
+// The device's name and memory (bytes); false when no device is usable.
+bool memory_info(std::string* name, std::size_t* free_bytes, std::size_t* total_bytes);
+
+// Creates the context and loads the kernels by running two tiny joins (grid and brute force), so
+// that the first real join pays neither; throws simjoin::Error on failure.
+void warm_up();
+
+// Whether the context still works after a failed join (a sticky error poisons it for the rest of
+// the process: then the owner must restart).
+bool context_healthy();
 
 // Whether a CUDA device is usable. Initializes the CUDA runtime on first call (never call this
 // in the postmaster). `why` gets the reason when not.

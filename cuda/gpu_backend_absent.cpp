@@ -18,4 +18,10 @@ JoinStats run_join(const PointSet&, const PointSet*, const JoinSpec&, PairSink&)
   throw Error("simjoin was built without CUDA: no GPU backend");
 }
 
+bool memory_info(std::string*, std::size_t*, std::size_t*) { return false; }
+
+void warm_up() { throw Error("simjoin was built without CUDA: no GPU backend"); }
+
+bool context_healthy() { return true; }
+
 }  // namespace simjoin::gpu

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "cuda_check.h"
@@ -113,6 +114,12 @@ const DeviceInfo& device_info() {
   static DeviceInfo info;
   std::call_once(once, [] { info = probe(); });
   return info;
+}
+
+std::size_t join_memory_bytes(std::size_t budget) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return budget == 0 ? free_bytes : std::min(budget, free_bytes);
 }
 
 const DeviceInfo& use_device() {

@@ -2,6 +2,7 @@
 // initialization, so that a process without a driver, or the postmaster, never touches CUDA).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace simjoin::gpu {
@@ -15,6 +16,10 @@ struct DeviceInfo {
 
 // Probes device 0 on first call (thread-safe); later calls return the same answer.
 const DeviceInfo& device_info();
+
+// The device memory one join may use: the free memory, within `budget` bytes when it is not 0
+// (JoinSpec::device_memory_bytes).
+std::size_t join_memory_bytes(std::size_t budget);
 
 // Makes the device current on the calling thread; throws simjoin::Error when none is usable.
 const DeviceInfo& use_device();

@@ -12,6 +12,7 @@
 
 #include "cuda_stream.h"
 #include "device_buffer.h"
+#include "gpu_device.cuh"
 #include "gpu_tuning.h"
 
 namespace simjoin::gpu {
@@ -114,25 +115,27 @@ struct BatchSlot {
 constexpr std::size_t kBytesPerPair = 2 * sizeof(std::uint32_t) + sizeof(double);
 
 // The batch capacity: the tuning's, at least twice the largest count (so that the cut above
-// always progresses), no more than the result, within the free device memory.
-std::size_t choose_capacity(std::uint64_t total, std::uint64_t max_count, int slots) {
+// always progresses), no more than the result, within half the memory the join may still use
+// (a quarter of its budget: the inputs hold the other half).
+std::size_t choose_capacity(std::uint64_t total, std::uint64_t max_count, int slots,
+                            std::size_t budget) {
   std::size_t capacity = std::min<std::uint64_t>(tuning().device_batch_pairs, total);
   capacity = std::max<std::uint64_t>(capacity, 2 * max_count);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t affordable = free_bytes / 2 / (kBytesPerPair * slots);
+  const std::size_t usable = budget ? std::min(join_memory_bytes(0) / 2, budget / 4)
+                                    : join_memory_bytes(0) / 2;
+  const std::size_t affordable = usable / (kBytesPerPair * slots);
   if (affordable < 2 * max_count)
     throw Error("gpu join: one point has " + std::to_string(max_count) +
                 " pairs, more than the free GPU memory can buffer");
   return std::min(capacity, affordable);
 }
 
-// The direct output's capacity: the tuning's, within a quarter of the free device memory.
-std::size_t choose_direct_capacity() {
+// The direct output's capacity: the tuning's, within a quarter of the free device memory and of
+// the join's budget.
+std::size_t choose_direct_capacity(std::size_t budget) {
   if (tuning().direct_pairs == 0) return 0;
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return std::min<std::size_t>(tuning().direct_pairs, free_bytes / 4 / kBytesPerPair);
+  const std::size_t usable = budget ? std::min(join_memory_bytes(0), budget) : join_memory_bytes(0);
+  return std::min<std::size_t>(tuning().direct_pairs, usable / 4 / kBytesPerPair);
 }
 
 // Runs `batches` batches through up to `max_slots` slots made by make_slot(): enqueue(b, slot)
@@ -203,7 +206,7 @@ bool stream_pairs(const PairProducer& producer, const PipelineOptions& options, 
   DeviceBuffer<std::uint64_t> offsets;
   DeviceBuffer<unsigned long long> counters(2);  // candidates, direct total
   DeviceBuffer<std::uint32_t> max_count(1);
-  const std::size_t direct_capacity = choose_direct_capacity();
+  const std::size_t direct_capacity = choose_direct_capacity(options.memory_bytes);
   DeviceBuffer<std::uint32_t> direct_left, direct_right;
   DeviceBuffer<double> direct_distance;
   DirectOutput direct;
@@ -291,7 +294,7 @@ bool stream_pairs(const PairProducer& producer, const PipelineOptions& options, 
 
   if (total > 0) {
     // Cut the queries into batches of at most `capacity` pairs.
-    const std::size_t capacity = choose_capacity(total, largest, max_slots);
+    const std::size_t capacity = choose_capacity(total, largest, max_slots, options.memory_bytes);
     const std::uint64_t step = capacity - largest;
     const std::uint32_t batches = static_cast<std::uint32_t>((total + step - 1) / step);
     DeviceBuffer<std::uint32_t> first_query(std::size_t(batches) + 1);

@@ -21,6 +21,7 @@ struct PipelineOptions {
   bool mirror = false;
   const std::vector<std::uint32_t>* diagonal_ids = nullptr;
   std::size_t sink_batch = 0;  // most pairs per PairBatch (JoinSpec::batch_pairs); 0 = no limit
+  std::size_t memory_bytes = 0;  // the join's device memory budget (JoinSpec); 0 = free memory
 };
 
 // Runs the producer to the end or until the sink stops; adds batches, candidates, pairs and the

@@ -4,7 +4,7 @@
 #   pg_cluster_stop    stops it and removes its files (also run on EXIT)
 # Runs the server as the invoking user, or as "postgres" when invoked as root.
 
-PG_BIN=/usr/lib/postgresql/15/bin
+PG_BIN=${SIMJOIN_PG_BIN:-/usr/lib/postgresql/15/bin}
 
 _pg_as_owner() {
   # From /: postgres may not read the invoking directory (a checkout under /root).

@@ -3,7 +3,8 @@
 # builds, runs the engine's GoogleTest suite, starts a throwaway PostgreSQL 15 cluster, runs the
 # pg_regress suite (test/sql, expected/), the isolation specs (test/isolation), the pgTAP suite
 # (test/pgtap), the README's SQL blocks (test/readme) and a bounded run of the differential fuzzer
-# (test/fuzz), and tears it down.
+# (test/fuzz), and tears it down; then the GPU service's tests (test/service) on a second,
+# preloaded cluster, and the Debian package.
 # Ends with one line "simjoin: N passed, M failed". Exit status 0 only if all passed.
 #   SIMJOIN_NO_APT=1         skip package installation (a machine without apt, e.g. the GPU one)
 #   SIMJOIN_TEST_DEVICE=gpu  run the SQL suites with simjoin.device = gpu (default: the setting's)
@@ -110,6 +111,19 @@ else
 fi
 
 pg_cluster_stop
+
+# The GPU service's shared-memory path on its own cluster (preloaded, the CPU engine as the
+# service's device): the pg_regress suite through service jobs, faults, cancel in every state, a
+# full ledger, a killed service, many sessions. Each check counts. The GPU machine runs the same
+# path on its GPU with scripts/device_service_check.sh instead.
+if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
+  echo "== GPU service (test/service, CPU test device)"
+  SIMJOIN_TEST_LOGS=$log_dir bash test/service/service_test.sh >"$log_dir/service.log" 2>&1
+  grep -E '^not ok|^service: ' "$log_dir/service.log"
+  p=$(grep -cE '^ok ' "$log_dir/service.log"); f=$(grep -cE '^not ok ' "$log_dir/service.log")
+  grep -q '^service: ' "$log_dir/service.log" || f=$((f + 1))
+  passed=$((passed + p)); failed=$((failed + f))
+fi
 
 # The Debian package, built from a copy of the tree and checked (scripts/package_test.sh; no server
 # needed). Skipped with SIMJOIN_NO_APT: a machine without apt has no Debian packaging tools.

@@ -8,10 +8,10 @@
 #include "cell_index.h"
 #include "cosine_join.h"
 #include "distance.h"
-#include "gpu_backend.h"
 #include "grid_join.h"
 #include "grid_plan.h"
 #include "input_checks.h"
+#include "join_backend.h"
 #include "join_params.h"
 #include "phase_clock.h"
 
@@ -99,13 +99,47 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
   return stats;
 }
 
+class CpuBackend : public JoinBackend {
+ public:
+  bool usable(std::string*) override { return true; }
+  JoinStats run(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                PairSink& sink) override {
+    return run_cpu_join(left, right, spec, sink);
+  }
+};
+
+JoinBackend* gpu_backend_of_process = nullptr;
+
+bool gpu_usable(std::string* why) {
+  if (!gpu_backend_of_process) {
+    if (why) *why = "no GPU backend in this process";
+    return false;
+  }
+  return gpu_backend_of_process->usable(why);
+}
+
+JoinBackend& gpu_backend() {
+  std::string why;
+  if (!gpu_usable(&why)) throw Error("simjoin: no usable GPU: " + why);
+  return *gpu_backend_of_process;
+}
+
 bool gpu_chosen_for_auto(const PointSet& left, const PointSet* right, const JoinSpec& spec) {
-  if (spec.algorithm == Algorithm::Lss) return gpu::available(nullptr);  // GPU-only algorithm
+  if (spec.algorithm == Algorithm::Lss) return gpu_usable(nullptr);  // GPU-only algorithm
   if (!std::isfinite(spec.eps) || spec.eps < 0.0) return false;
-  return pair_count(left, right) >= kGpuWorthPairs && gpu::available(nullptr);
+  return pair_count(left, right) >= kGpuWorthPairs && gpu_usable(nullptr);
 }
 
 }  // namespace
+
+JoinBackend& cpu_backend() {
+  static CpuBackend backend;
+  return backend;
+}
+
+void install_gpu_backend(JoinBackend* backend) { gpu_backend_of_process = backend; }
+
+JoinBackend* installed_gpu_backend() { return gpu_backend_of_process; }
 
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink) {
@@ -113,16 +147,16 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
   if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
   switch (spec.device) {
     case Device::Gpu:
-      return gpu::run_join(left, right, spec, sink);
+      return gpu_backend().run(left, right, spec, sink);
     case Device::Auto:
-      if (gpu_chosen_for_auto(left, right, spec)) return gpu::run_join(left, right, spec, sink);
-      return run_cpu_join(left, right, spec, sink);
+      if (gpu_chosen_for_auto(left, right, spec)) return gpu_backend().run(left, right, spec, sink);
+      return cpu_backend().run(left, right, spec, sink);
     case Device::Cpu:
     default:
-      return run_cpu_join(left, right, spec, sink);
+      return cpu_backend().run(left, right, spec, sink);
   }
 }
 
-bool gpu_available(std::string* why) { return gpu::available(why); }
+bool gpu_available(std::string* why) { return gpu_usable(why); }
 
 }  // namespace simjoin

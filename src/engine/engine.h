@@ -14,12 +14,13 @@ namespace simjoin {
 // eps < 0 or NaN matches nothing. Pairs come in no particular order.
 //
 // Throws simjoin::Error on invalid input (dimension mismatch, more than 2^32-1 points) or when the
-// chosen device fails. Device::Gpu without a usable GPU throws; Device::Auto falls back to the CPU.
+// chosen device fails. Device::Gpu without a usable GPU backend in this process throws;
+// Device::Auto then runs on the CPU.
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink);
 
-// Whether a GPU backend is compiled in and a device is usable. `why` (optional) gets the reason
-// when not. Safe to call repeatedly; initializes CUDA lazily on first call.
+// Whether this process has a GPU backend installed (join_backend.h) and its device is usable.
+// `why` (optional) gets the reason when not. Without an installed backend it touches no GPU.
 bool gpu_available(std::string* why = nullptr);
 
 }  // namespace simjoin

@@ -49,15 +49,15 @@ JoinStats run_join_with_fallback(const PointSet& left, const PointSet* right,
   return run_join(left, right, cpu_spec, counting);
 }
 
-void PairStream::sort_by_right() {
-  const std::size_t n = staging_.size();
-  sort_keys_.resize(n);
+void sort_pairs_by_right(std::uint32_t* left, std::uint32_t* right, std::size_t n,
+                         std::vector<std::uint64_t>& scratch) {
+  scratch.resize(n);
   for (std::size_t k = 0; k < n; ++k)
-    sort_keys_[k] = (static_cast<std::uint64_t>(staging_.right[k]) << 32) | staging_.left[k];
-  std::sort(sort_keys_.begin(), sort_keys_.end());
+    scratch[k] = (static_cast<std::uint64_t>(right[k]) << 32) | left[k];
+  std::sort(scratch.begin(), scratch.end());
   for (std::size_t k = 0; k < n; ++k) {
-    staging_.right[k] = static_cast<std::uint32_t>(sort_keys_[k] >> 32);
-    staging_.left[k] = static_cast<std::uint32_t>(sort_keys_[k]);
+    right[k] = static_cast<std::uint32_t>(scratch[k] >> 32);
+    left[k] = static_cast<std::uint32_t>(scratch[k]);
   }
 }
 
@@ -115,7 +115,8 @@ bool PairStream::push(const PairBatch& batch) {
     staging_.distance.assign(batch.distance, batch.distance + batch.size);
   } else {
     staging_.distance.clear();
-    if (options_.order_by_right) sort_by_right();
+    if (options_.order_by_right)
+      sort_pairs_by_right(staging_.left.data(), staging_.right.data(), staging_.size(), sort_keys_);
   }
   if (!queue_.push(staging_)) return false;
   pairs_pushed_.fetch_add(batch.size, std::memory_order_relaxed);

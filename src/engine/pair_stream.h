@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "batch_pipeline.h"
+#include "batch_source.h"
 #include "engine.h"
 
 namespace simjoin {
@@ -31,15 +32,7 @@ JoinStats run_join_with_fallback(const PointSet& left, const PointSet* right,
                                  const JoinSpec& spec, bool cpu_fallback, PairSink& sink,
                                  const std::function<void(const std::string&)>& on_fallback);
 
-// One batch handed to the consumer; valid until its next call of next() or stop().
-struct StreamBatch {
-  const std::uint32_t* left = nullptr;
-  const std::uint32_t* right = nullptr;
-  const double* distance = nullptr;  // nullptr unless Options::keep_distance
-  std::size_t size = 0;
-};
-
-class PairStream {
+class PairStream : public BatchSource {
  public:
   struct Options {
     std::size_t queue_batches = 4;  // full batches waiting for the consumer, at most
@@ -53,31 +46,22 @@ class PairStream {
     std::function<bool()> interrupted;
   };
 
-  enum class Next { Batch, Timeout, End };
-
   // Starts the join on the producer thread. The point sets' coordinates must stay valid and
   // unchanged until stop() returned (the destructor calls it). Throws only if the thread cannot
   // be started.
   PairStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
              Options options);
-  ~PairStream();
+  ~PairStream() override;
   PairStream(const PairStream&) = delete;
   PairStream& operator=(const PairStream&) = delete;
 
-  // Consumer side: waits at most `timeout` for the next batch. Batch: *batch is set (the previous
-  // batch's arrays are recycled). End: the join finished, failed (error()) or was stopped; the
-  // producer thread is joined; after stop(), always End. Never throws.
-  Next next(StreamBatch* batch, std::chrono::milliseconds timeout);
-
-  // Asks the producer to stop and waits for it (promptly: the engine polls keep_going at least
-  // every 100 ms). Idempotent, never throws. After it, stats() and error() are final.
-  void stop() noexcept;
-
-  // Valid once next() returned End or stop() returned.
-  const JoinStats& stats() const { return stats_; }
-  std::exception_ptr error() const { return error_; }
-  // The GPU fallback message to report (empty if none happened).
-  const std::string& fallback_note() const { return fallback_note_; }
+  // BatchSource: at End the producer thread is joined; stop() asks the producer to stop and waits
+  // for it (the engine polls keep_going at least every 100 ms).
+  Next next(StreamBatch* batch, std::chrono::milliseconds timeout) override;
+  void stop() noexcept override;
+  const JoinStats& stats() const override { return stats_; }
+  std::exception_ptr error() const override { return error_; }
+  const std::string& fallback_note() const override { return fallback_note_; }
   // Pairs the producer pushed into the queue so far (readable at any time).
   std::uint64_t pairs_pushed() const { return pairs_pushed_.load(std::memory_order_relaxed); }
 
@@ -87,7 +71,6 @@ class PairStream {
   void produce(PointSet left, const PointSet* right, JoinSpec spec);
   bool push(const PairBatch& batch);  // producer; false once stopped
   bool producer_keep_going();
-  void sort_by_right();               // the staging batch, by (right, left)
   void join() noexcept;
 
   Options options_;
@@ -96,7 +79,7 @@ class PairStream {
 
   BatchQueue queue_;
   OwnedPairBatch staging_;                 // producer: the batch being copied in
-  std::vector<std::uint64_t> sort_keys_;   // producer: scratch of sort_by_right
+  std::vector<std::uint64_t> sort_keys_;   // producer: scratch of sort_pairs_by_right
   OwnedPairBatch current_;                 // consumer: the batch handed out last
   bool holding_current_ = false;
 

@@ -43,6 +43,9 @@ struct JoinSpec {
   int threads = 0;                         // CPU worker threads; 0 = hardware concurrency
   std::size_t batch_pairs = 1u << 16;      // pairs per batch handed to the sink
   int indexed_dims = 0;                    // grid dimensions k; 0 = chosen from a sample
+  // Device memory the join may allocate on the GPU (inputs, sort buffers and pair batches); 0 =
+  // the device's free memory. The GPU service sets it to the job's reservation in its ledger.
+  std::size_t device_memory_bytes = 0;
 };
 
 // What ran and what it cost; shown by EXPLAIN ANALYZE and the simjoin.explain NOTICE.

@@ -148,7 +148,7 @@ struct SimJoinState {
   int* out_need;
 
   // the engine's pairs
-  PairStream* stream;  // running engine, or nullptr
+  BatchSource* stream;  // running engine (this backend's or the GPU service's), or nullptr
   StreamBatch batch;   // the batch being handed out
   size_t batch_pos;
   int phase;  // 0: engine pairs, 1: wild outer x all inner, 2: outer points x wild inner

@@ -1,11 +1,12 @@
-// The SimilarityJoin custom scan's engine run: a PairStream (src/engine/pair_stream.h) on its
-// producer thread, whose batches of candidate pairs the executor takes one at a time
+// The SimilarityJoin custom scan's engine run: a BatchSource (a PairStream on this backend's CPU
+// engine, or a job of the GPU service: service_client.h), whose batches of candidate pairs the executor takes one at a time
 // (next_batch), waiting in slices with CHECK_FOR_INTERRUPTS() between them; its statistics summed
 // for EXPLAIN (EngineTotals).
 #include "custom_scan_state.h"
 
 #include "engine_runner.h"
 #include "pg_guard.h"
+#include "service_client.h"
 #include "settings.h"
 
 extern "C" {
@@ -66,7 +67,7 @@ bool same_points(const SimJoinState* st) {
 // stopped for an interrupt.
 bool finish_stream(SimJoinState* st) {
   return cpp_guard([st]() -> bool {
-    PairStream* stream = st->stream;
+    BatchSource* stream = st->stream;
     const JoinStats stats = stream->stats();
     const std::exception_ptr error = stream->error();
     const std::string note = stream->fallback_note();
@@ -85,7 +86,7 @@ bool finish_stream(SimJoinState* st) {
 // coordinates in that context) is stopped before it is freed.
 void destroy_stream(void* arg) {
   SimJoinState* st = static_cast<SimJoinState*>(arg);
-  PairStream* stream = st->stream;
+  BatchSource* stream = st->stream;
   st->stream = nullptr;
   st->batch = StreamBatch{};
   st->batch_pos = 0;
@@ -109,7 +110,7 @@ void start_stream(SimJoinState* st) {
     options.queue_batches = kQueueBatches;
     options.keep_distance = false;  // the recheck decides; distances are not needed
     options.order_by_right = st->inner.file != nullptr;  // inner rows read from disk in order
-    st->stream = new PairStream(left, self_join ? nullptr : &right, spec, std::move(options));
+    st->stream = start_join(left, self_join ? nullptr : &right, spec, std::move(options)).release();
   });
   st->batch = StreamBatch{};
   st->batch_pos = 0;
@@ -135,14 +136,14 @@ void stop_stream(SimJoinState* st) {
 bool next_batch(SimJoinState* st) {
   for (;;) {
     CHECK_FOR_INTERRUPTS();
-    const PairStream::Next next = cpp_guard([st] {
+    const BatchSource::Next next = cpp_guard([st] {
       return st->stream->next(&st->batch, std::chrono::milliseconds(kWaitMs));
     });
-    if (next == PairStream::Next::Batch) {
+    if (next == BatchSource::Next::Batch) {
       st->batch_pos = 0;
       return true;
     }
-    if (next == PairStream::Next::End) {
+    if (next == BatchSource::Next::End) {
       raise_if_interrupted(finish_stream(st));
       return false;
     }

@@ -5,10 +5,14 @@ extern "C" {
 #include "miscadmin.h"
 }
 
+#include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 
+#include "cpu_thread_cap.h"
 #include "pg_guard.h"
+#include "service_client.h"
 #include "settings.h"
 
 namespace simjoin::pg {
@@ -23,12 +27,47 @@ void notice(const char* text) {
 
 bool InterruptibleSink::keep_going() { return !interrupt_pending(); }
 
+namespace {
+
+// Hands the service job's batches to the sink on this thread; stops on an interrupt or when the
+// sink says so.
+JoinStats drain_service_job(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                            PairSink& sink, std::string* note) {
+  PairStream::Options options = stream_options();
+  options.keep_distance = true;
+  std::unique_ptr<BatchSource> source = submit_to_service(left, right, spec, options);
+  StreamBatch batch;
+  for (;;) {
+    const BatchSource::Next next = source->next(&batch, std::chrono::milliseconds(50));
+    if (next == BatchSource::Next::End) break;
+    if (next == BatchSource::Next::Timeout) {
+      if (!sink.keep_going()) source->stop();
+      continue;
+    }
+    const PairBatch pairs{batch.left, batch.right, batch.distance, batch.size};
+    if (!sink.consume(pairs)) source->stop();
+  }
+  if (source->error()) std::rethrow_exception(source->error());
+  *note = source->fallback_note();
+  return source->stats();
+}
+
+}  // namespace
+
 JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      PairSink& sink) {
-  // A PgError thrown by the sink is no simjoin::Error: it is never retried, only propagated.
-  JoinStats stats = run_join_with_fallback(
-      left, right, spec, gpu_error_setting == GPU_ERROR_FALLBACK, sink,
-      [](const std::string& message) { notice(message.c_str()); });
+  std::string note;
+  if (route_join(left, right, spec, &note) == Device::Gpu) {
+    JoinStats stats = drain_service_job(left, right, spec, sink, &note);
+    report_join(stats, note);
+    return stats;
+  }
+  if (!note.empty()) notice(note.c_str());
+  JoinSpec cpu_spec = spec;
+  cpu_spec.device = Device::Cpu;
+  const CpuThreadLease threads(cpu_spec.threads);
+  cpu_spec.threads = threads.count();
+  JoinStats stats = run_join(left, right, cpu_spec, sink);
   report_join(stats, std::string());
   return stats;
 }

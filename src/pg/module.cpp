@@ -1,6 +1,7 @@
 // The extension module: its magic block and _PG_init. _PG_init may run in the postmaster (when
-// preloaded), so it only registers settings and hooks: CUDA is initialized lazily, in a backend,
-// on the first join that asks for the GPU.
+// preloaded), so it only registers settings, hooks and, when preloaded, the GPU service's shared
+// memory and background worker: CUDA is initialized only in that worker, never in the postmaster
+// or a backend.
 extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
@@ -12,10 +13,16 @@ PGDLLEXPORT void _PG_init(void);
 }
 
 #include "custom_scan.h"
+#include "service_shared.h"
 #include "settings.h"
+
+extern "C" {
+#include "miscadmin.h"
+}
 
 extern "C" void _PG_init(void) {
   simjoin::pg::define_settings();
   simjoin::pg::custom_scan_init();
+  if (process_shared_preload_libraries_in_progress) simjoin::pg::service_preload_init();
   MarkGUCPrefixReserved("simjoin");  // after every simjoin.* setting is defined
 }

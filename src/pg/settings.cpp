@@ -1,8 +1,11 @@
 // The extension's settings (GUCs).
 #include "settings.h"
 
+#include <climits>
+
 extern "C" {
 #include "postgres.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 }
 
@@ -13,6 +16,10 @@ int gpu_error_setting = GPU_ERROR_FALLBACK;
 int threads_setting = 0;
 bool explain_setting = false;
 bool explain_details_setting = true;
+int service_device_setting = SERVICE_DEVICE_GPU;
+int gpu_memory_limit_mb = 0;
+int max_cpu_threads_setting = 0;
+int service_test_fault_setting = 0;
 
 namespace {
 
@@ -29,9 +36,52 @@ const struct config_enum_entry gpu_error_options[] = {
     {nullptr, 0, false},
 };
 
+const struct config_enum_entry service_device_options[] = {
+    {"gpu", SERVICE_DEVICE_GPU, false},
+    {"cpu", SERVICE_DEVICE_CPU, false},
+    {"off", SERVICE_DEVICE_OFF, false},
+    {nullptr, 0, false},
+};
+
+// simjoin.service_test_fault: the JobFault values (service_job.h).
+const struct config_enum_entry fault_options[] = {
+    {"none", 0, false},      {"error", 1, false}, {"bad_alloc", 2, false},
+    {"exit", 3, false},      {"stall", 4, false}, {"late_error", 5, false},
+    {nullptr, 0, false},
+};
+
 }  // namespace
 
 void define_settings() {
+  // A PGC_POSTMASTER setting can only be defined while preloading (else PostgreSQL raises FATAL);
+  // without preloading there is no service anyway.
+  if (process_shared_preload_libraries_in_progress)
+    DefineCustomEnumVariable(
+      "simjoin.service_device", "What the GPU service runs joins on: gpu, cpu (tests) or off.",
+      "Read at server start, with shared_preload_libraries = 'simjoin'. gpu: the service owns "
+      "every visible GPU; cpu: it runs the CPU engine as its device, so that the shared-memory "
+      "path is tested without a GPU; off: no service (joins run on the CPU engine).",
+      &service_device_setting, SERVICE_DEVICE_GPU, service_device_options, PGC_POSTMASTER, 0,
+      nullptr, nullptr, nullptr);
+  DefineCustomIntVariable(
+      "simjoin.gpu_memory_limit",
+      "Device memory the GPU service's jobs may reserve in all, per GPU (0: automatic).",
+      "0 leaves room for the CUDA contexts: 90% of the memory free after the service started, "
+      "less 512 MB (1 GB for the CPU test device). A job that does not fit waits in the queue; a "
+      "job larger than the limit runs in chunks within it.",
+      &gpu_memory_limit_mb, 0, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MB, nullptr, nullptr, nullptr);
+  DefineCustomIntVariable(
+      "simjoin.max_cpu_threads",
+      "CPU engine threads all sessions together may run at once (0: one per core).",
+      "With the library preloaded; a join that finds the threads taken runs on fewer (at least "
+      "one).",
+      &max_cpu_threads_setting, 0, 0, 4096, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
+  DefineCustomEnumVariable(
+      "simjoin.service_test_fault", "A fault the GPU service injects into this session's jobs.",
+      "For the tests of the service's fault handling: none, error, bad_alloc, exit, stall, "
+      "late_error.",
+      &service_test_fault_setting, 0, fault_options, PGC_SUSET, GUC_NOT_IN_SAMPLE, nullptr,
+      nullptr, nullptr);
   DefineCustomEnumVariable(
       "simjoin.device", "Where similarity joins run: auto, gpu or cpu.",
       "auto uses the GPU when one is usable and the join is large enough to gain from it.",

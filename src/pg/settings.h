@@ -17,6 +17,16 @@ extern bool explain_setting;
 // (off in regression tests so that expected output does not depend on the machine).
 extern bool explain_details_setting;
 
+// simjoin.service_device (server start): what the GPU service runs joins on.
+enum ServiceDevice { SERVICE_DEVICE_GPU = 0, SERVICE_DEVICE_CPU = 1, SERVICE_DEVICE_OFF = 2 };
+extern int service_device_setting;
+// simjoin.gpu_memory_limit (MB, 0 = automatic): the ledger's limit per device.
+extern int gpu_memory_limit_mb;
+// simjoin.max_cpu_threads (0 = one per core): the cluster-wide CPU engine thread cap.
+extern int max_cpu_threads_setting;
+// simjoin.service_test_fault: a JobFault (service_job.h) injected into this session's jobs.
+extern int service_test_fault_setting;
+
 void define_settings();
 
 // The JoinSpec fields that come from settings (device, threads).

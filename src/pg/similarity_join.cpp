@@ -12,7 +12,6 @@ extern "C" {
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(simjoin_similarity_join);
-PG_FUNCTION_INFO_V1(simjoin_device_info);
 }
 
 #include <cmath>
@@ -162,20 +161,4 @@ extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
   });
   raise_if_interrupted(stopped);
   PG_RETURN_NULL();
-}
-
-extern "C" Datum simjoin_device_info(PG_FUNCTION_ARGS) {
-  TupleDesc desc;
-  if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-    elog(ERROR, "simjoin: return type must be a row type");
-  char detail[512];
-  const bool available = cpp_guard([&] {
-    std::string why;
-    const bool usable = gpu_available(&why);
-    std::snprintf(detail, sizeof detail, "%s", usable ? "a GPU is usable" : why.c_str());
-    return usable;
-  });
-  Datum values[2] = {BoolGetDatum(available), CStringGetTextDatum(detail)};
-  bool nulls[2] = {false, false};
-  PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
 }

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# On the GPU machine (device tool; carry .device and .device-gtest), from the repository's root:
+# the GPU service on a real GPU. Builds and installs simjoin for Hopper, restarts the cluster with
+# shared_preload_libraries = 'simjoin', then measures and checks, output under $OUT:
+#   first-join   a new session's first join, GPU service against the CPU engine (10-row table)
+#   regress      the pg_regress suite through the GPU service (simjoin.device = gpu, gpu_error = error)
+#   concurrent   N sessions at once (function and custom scan mixed, gpu_error = error) on a
+#                500k-row clustered 2-D table: every count right, no error, GPU memory sampled
+#   gtest        the engine's GPU tests (the backend installed as the GPU service installs it)
+#   sanitizer    compute-sanitizer memcheck on the GPU edge cases
+#   scripts/device_service_check.sh [first-join] [regress] [concurrent] [gtest] [sanitizer]
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/device-logs}
+mkdir -p "$OUT"
+steps=" ${*:-first-join regress concurrent gtest} "
+source .device/pg-up >/dev/null || exit 1
+export CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
+{ make -j16 && make install; } >"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
+su pgu -s /bin/bash -c "LD_LIBRARY_PATH=$LD_LIBRARY_PATH /usr/lib/postgresql/15/bin/pg_ctl -D /tmp/pgdata -l /tmp/pg.log -w \
+  -o \"-k /tmp -c listen_addresses= -c shared_preload_libraries=simjoin -c max_connections=200\" restart" >/dev/null ||
+  { tail -20 /tmp/pg.log; exit 1; }
+for _ in $(seq 1 100); do
+  [ "$(psql -AtqX -c "CREATE EXTENSION IF NOT EXISTS simjoin; SELECT gpu_available FROM simjoin_device_info()" 2>/dev/null | tail -1)" = t ] && break
+  sleep 0.1
+done
+psql -X -c "SELECT * FROM simjoin_device_info()" -c "SELECT * FROM simjoin_devices()" | tee "$OUT/devices.txt"
+grep simjoin /tmp/pg.log | head -5
+
+if [[ $steps == *" first-join "* ]]; then
+  psql -qX -c "DROP TABLE IF EXISTS small; CREATE TABLE small (id int PRIMARY KEY, v float8[]);
+               INSERT INTO small SELECT i, ARRAY[i, i] FROM generate_series(1, 10) i"
+  for device in gpu cpu gpu cpu gpu cpu; do  # each a new session: its first join
+    t=$(psql -AtqX -c "SET simjoin.device = $device; SET simjoin.gpu_error = error" -c '\timing on' \
+          -c "SELECT count(*) FROM similarity_join('small', 'small', 1.5)" 2>&1 | grep -oE 'Time: [0-9.]+' | cut -d' ' -f2)
+    echo "first join of a new session, device=$device: $t ms" | tee -a "$OUT/first-join.txt"
+  done
+fi
+
+if [[ $steps == *" regress "* ]]; then
+  mkdir -p "$OUT/regress" && ln -sfn "$PWD/expected" "$OUT/regress/expected"
+  PGOPTIONS="-c simjoin.device=gpu -c simjoin.gpu_error=error" \
+    /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress --inputdir=test --outputdir="$OUT/regress" \
+    --load-extension=simjoin $(ls test/sql/*.sql | xargs -n1 basename | sed 's/\.sql$//') >"$OUT/regress.txt" 2>&1
+  tail -4 "$OUT/regress.txt"
+  psql -X -c "SELECT * FROM simjoin_devices()"
+fi
+
+if [[ $steps == *" concurrent "* ]]; then
+  n=${SESSIONS:-64}
+  psql -qX -c "DROP TABLE IF EXISTS skew; CREATE TABLE skew (id int PRIMARY KEY, v float8[]);
+               INSERT INTO skew SELECT i, ARRAY[(i % 50) * 10 + random() * power(random(), 3) * 10, random() * 500]
+               FROM generate_series(1, 500000) i; ANALYZE skew"
+  want=$(psql -AtqX -c "SET simjoin.device = cpu; SELECT count(*) FROM similarity_join('skew', 'skew', 0.05)")
+  echo "pairs (CPU engine): $want" | tee "$OUT/concurrent.txt"
+  nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader,nounits -lms 100 >"$OUT/gpu-mem.csv" &
+  smi=$!
+  start=$(date +%s%N)
+  for s in $(seq 1 "$n"); do
+    if [ $((s % 2)) -eq 0 ]; then sql="SELECT count(*) FROM similarity_join('skew', 'skew', 0.05)"
+    else sql="SELECT count(*) FROM skew a JOIN skew b ON a.v <-> b.v <= 0.05"; fi
+    psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; $sql" >"$OUT/session_$s.txt" 2>&1 &
+  done
+  wait $(jobs -p | grep -v "^$smi$")
+  elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
+  kill $smi
+  right=$(cat "$OUT"/session_*.txt | grep -cx "$want")
+  echo "$n sessions: $right right, $(cat "$OUT"/session_*.txt | grep -c ERROR) errors, ${elapsed} ms;" \
+       "GPU memory peak $(cut -d, -f1 "$OUT/gpu-mem.csv" | sort -n | tail -1) MiB of $(head -1 "$OUT/gpu-mem.csv" | cut -d, -f2) MiB" | tee -a "$OUT/concurrent.txt"
+  psql -X -c "SELECT * FROM simjoin_devices()" | tee -a "$OUT/concurrent.txt"
+  for device in cpu gpu; do  # 16 sessions at once on each (the CPU engine under the thread cap)
+    start=$(date +%s%N)
+    for s in $(seq 1 16); do
+      psql -AtqX -c "SET simjoin.device = $device; SELECT count(*) FROM similarity_join('skew', 'skew', 0.05)" >/dev/null 2>&1 &
+    done
+    wait
+    echo "16 sessions, simjoin.device = $device: $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$OUT/concurrent.txt"
+  done
+fi
+
+if [[ $steps == *" gtest "* ]]; then
+  source scripts/device_gtest.sh
+  setup_gtest
+  make -j16 build/engine_tests >"$OUT/gtest-build.txt" 2>&1 || tail -5 "$OUT/gtest-build.txt"
+  timeout 240 build/engine_tests --gtest_brief=1 --gtest_filter='Gpu*:*Gpu*' >"$OUT/gtest.txt" 2>&1
+  tail -4 "$OUT/gtest.txt"
+fi
+
+if [[ $steps == *" sanitizer "* ]]; then
+  timeout 200 compute-sanitizer --tool memcheck --leak-check full build/engine_tests \
+    --gtest_filter='GpuEdgeCases*:GpuStreaming*' >"$OUT/memcheck.txt" 2>&1
+  grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck.txt" | tail -3
+fi
+grep -iE "simjoin|FATAL|PANIC" /tmp/pg.log | tail -10 > "$OUT/pg-log-tail.txt"

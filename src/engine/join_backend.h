@@ -1,0 +1,35 @@
+// The engine's backend interface: what runs a join on one kind of device. The CPU grid and the
+// in-process GPU backend (cuda/gpu_backend.h) implement it, nothing else. The engine owns the CPU
+// backend; a GPU backend exists in a process only once its owner installs it (the GPU service,
+// the benchmark and the GPU tests do): PostgreSQL backends never do, so they never touch CUDA.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "pair_sink.h"
+#include "types.h"
+
+namespace simjoin {
+
+class JoinBackend {
+ public:
+  virtual ~JoinBackend() = default;
+  // Whether joins can run here; `why` (optional) gets the reason when not. Cheap after the
+  // first call.
+  virtual bool usable(std::string* why) = 0;
+  // run_join's contract (engine.h) on this device; the inputs are already checked.
+  virtual JoinStats run(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                        PairSink& sink) = 0;
+};
+
+// The multithreaded CPU engine (grid or brute force).
+JoinBackend& cpu_backend();
+
+// Installs this process's GPU backend (nullptr uninstalls). Not synchronized: install before
+// joins start.
+void install_gpu_backend(JoinBackend* backend);
+// The installed GPU backend, or nullptr.
+JoinBackend* installed_gpu_backend();
+
+}  // namespace simjoin

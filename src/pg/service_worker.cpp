@@ -1,0 +1,447 @@
+// The GPU service: a background worker, the only process of the cluster that calls CUDA. Its main
+// thread (a PostgreSQL process thread: latches, DSM, settings) admits queued jobs against the
+// device ledgers, in submission order, and attaches their segments; each admitted job runs the
+// engine on a runner thread (no PostgreSQL call there: only atomics, memcpy and SetLatch, which
+// is signal-safe), which publishes result batches into the job's ring (service_job.h).
+//
+// Faults: an engine error ends its job only; a context poisoned by a sticky CUDA error, or an
+// injected "exit", makes the service exit with status 1, which the postmaster restarts without a
+// crash restart of the cluster. On every exit (SIGTERM included) the runners are stopped and
+// joined first and their jobs marked failed, so that no session waits for a dead service.
+extern "C" {
+#include "postgres.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+
+PGDLLEXPORT void simjoin_service_main(Datum);
+}
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "batch_source.h"
+#include "engine.h"
+#include "gpu_backend.h"
+#include "join_backend.h"
+#include "service_job.h"
+#include "service_shared.h"
+#include "settings.h"
+#include "worker_thread.h"
+
+namespace simjoin::pg {
+
+namespace {
+
+std::atomic<bool> stopping{false};       // the service is exiting: runners end their jobs
+std::atomic<bool> exit_requested{false}; // a runner asks the main thread to restart the service
+
+struct Runner {
+  int slot = -1;
+  std::uint64_t job_id = 0;
+  dsm_segment* segment = nullptr;
+  JobHeader* job = nullptr;
+  std::uint64_t reserved = 0;
+  int device = 0;
+  std::atomic<bool> ended{false};
+  std::thread thread;
+};
+std::vector<std::unique_ptr<Runner>> runners;  // main thread only
+
+void copy_text(char* to, std::size_t size, const std::string& from) {
+  std::snprintf(to, size, "%s", from.c_str());
+}
+
+void record_stats(JobStatsRecord* record, const JoinStats& stats) {
+  copy_text(record->device, sizeof record->device, stats.device);
+  copy_text(record->algorithm, sizeof record->algorithm, stats.algorithm);
+  record->indexed_dims = stats.indexed_dims;
+  record->batches = stats.batches;
+  record->candidates = stats.candidates;
+  record->pairs = stats.pairs;
+  record->stopped = stats.stopped;
+  record->phase_count = 0;
+  for (const auto& [name, seconds] : stats.phase_seconds) {
+    if (record->phase_count == 8) break;
+    copy_text(record->phase_name[record->phase_count], sizeof record->phase_name[0], name);
+    record->phase_seconds[record->phase_count++] = seconds;
+  }
+}
+
+// The runner's sink: copies each batch into the ring, waiting (polling) for room.
+class RingSink : public PairSink {
+ public:
+  RingSink(JobHeader* job, JobSlot* slot) : job_(job), slot_(slot) {}
+
+  bool consume(const PairBatch& batch) override {
+    std::size_t done = 0;
+    while (done < batch.size) {
+      if (!wait_for_room()) return false;
+      const RingSlotView view = ring_slot(job_, job_->head.load(std::memory_order_relaxed));
+      const std::size_t n = std::min<std::size_t>(batch.size - done, job_->slot_pairs);
+      std::memcpy(view.left, batch.left + done, n * sizeof(std::uint32_t));
+      std::memcpy(view.right, batch.right + done, n * sizeof(std::uint32_t));
+      if (job_->keep_distance) std::memcpy(view.distance, batch.distance + done, n * sizeof(double));
+      if (job_->order_by_right && !job_->keep_distance)
+        sort_pairs_by_right(view.left, view.right, n, scratch_);
+      *view.size = n;
+      job_->head.fetch_add(1, std::memory_order_release);  // publishes the slot's contents
+      slot_->pairs.fetch_add(n, std::memory_order_relaxed);
+      if (!published_) {
+        published_ = true;
+        slot_->state.store(static_cast<std::uint32_t>(JobState::Streaming));
+      }
+      SetLatch(slot_->backend_latch);
+      done += n;
+    }
+    if (job_->fault == JobFault::LateError) throw Error("simjoin: injected fault after the first batch");
+    return keep_going();
+  }
+
+  bool keep_going() override {
+    return !stopping.load() && slot_->withdrawn.load() == 0;
+  }
+
+  bool published() const { return published_; }
+
+ private:
+  bool wait_for_room() {
+    auto pause = std::chrono::microseconds(20);
+    while (job_->head.load() - job_->tail.load(std::memory_order_acquire) >= job_->ring_slots) {
+      if (!keep_going()) return false;
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(2000));
+    }
+    return keep_going();
+  }
+
+  JobHeader* job_;
+  JobSlot* slot_;
+  bool published_ = false;
+  std::vector<std::uint64_t> scratch_;
+};
+
+void inject_fault(JobHeader* job, JobSlot* slot) {
+  switch (job->fault) {
+    case JobFault::Error:
+      throw Error("simjoin: injected fault");
+    case JobFault::BadAlloc: {
+      // An engine worker thread fails: its exception is rethrown here (worker_thread.h).
+      parallel_for_ranges(2 * 65536, 2, [](std::size_t begin, std::size_t) {
+        if (begin > 0) throw std::bad_alloc();
+      });
+      break;
+    }
+    case JobFault::Exit:
+      exit_requested.store(true);
+      SetLatch(service_shared()->service_latch);
+      while (!stopping.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      throw Error("simjoin: the GPU service stopped");
+    case JobFault::Stall:
+      while (!stopping.load() && slot->withdrawn.load() == 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      break;
+    default:
+      break;
+  }
+}
+
+// The runner thread: the engine on the job's points, its result into the ring.
+void run_job(Runner* runner, bool cpu_device) {
+  ServiceShared* shared = service_shared();
+  JobSlot* slot = &shared->jobs[runner->slot];
+  JobHeader* job = runner->job;
+  RingSink sink(job, slot);
+  std::string error;
+  try {
+    inject_fault(job, slot);
+    const PointSet left{job_points(job, job->left_offset), job->n_left, job->dim};
+    const PointSet right{job_points(job, job->right_offset), job->n_right, job->dim};
+    JoinSpec spec = job->spec;
+    spec.batch_pairs = job->slot_pairs;
+    spec.device = cpu_device ? Device::Cpu : Device::Gpu;
+    spec.device_memory_bytes = runner->reserved;
+    JoinStats stats = run_join(left, job->self_join ? nullptr : &right, spec, sink);
+    // Stopped by the service's exit, not by the backend: the result is incomplete.
+    if (stopping.load()) throw Error("simjoin: the GPU service stopped");
+    if (cpu_device) stats.device = "gpu service: cpu test device";
+    record_stats(&job->stats, stats);
+  } catch (const std::bad_alloc&) {
+    error = "out of memory in the simjoin engine (GPU service)";
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "unknown C++ exception in the GPU service";
+  }
+  if (!error.empty()) {
+    copy_text(job->error, sizeof job->error, error);
+    job->failed_before_pairs = !sink.published();
+    if (!cpu_device && !gpu::context_healthy()) exit_requested.store(true);  // sticky error
+  }
+  job->finished.store(error.empty() ? 1 : 2, std::memory_order_release);
+  slot->state.store(static_cast<std::uint32_t>(error.empty() ? JobState::Done : JobState::Failed));
+  SetLatch(slot->backend_latch);
+  runner->ended.store(true);
+  SetLatch(shared->service_latch);
+}
+
+// Frees a slot whose two parties are done with it (under the mutex).
+void free_slot_if_released(JobSlot* slot) {
+  if (slot->backend_released && slot->service_released) {
+    slot->state.store(static_cast<std::uint32_t>(JobState::Free));
+    slot->job_id = 0;
+  }
+}
+
+// Ends a runner whose thread finished (or, when the service exits, stops it first): joins the
+// thread, detaches the segment, returns the reservation to the ledger.
+void retire(Runner* runner, bool failed_by_exit) {
+  if (runner->thread.joinable()) runner->thread.join();
+  ServiceShared* shared = service_shared();
+  JobSlot* slot = &shared->jobs[runner->slot];
+  if (failed_by_exit && runner->job->finished.load() == 0) {
+    copy_text(runner->job->error, sizeof runner->job->error, "simjoin: the GPU service stopped");
+    runner->job->failed_before_pairs = runner->job->head.load() == 0;
+    runner->job->finished.store(2);
+    slot->state.store(static_cast<std::uint32_t>(JobState::Failed));
+  }
+  const bool failed = runner->job->finished.load() == 2;
+  SetLatch(slot->backend_latch);
+  dsm_detach(runner->segment);
+  SpinLockAcquire(&shared->mutex);
+  DeviceLedger& ledger = shared->devices[runner->device];
+  ledger.reserved_bytes -= runner->reserved;
+  ledger.running_jobs--;
+  if (failed) ledger.jobs_failed++; else ledger.jobs_done++;
+  slot->service_released = true;
+  free_slot_if_released(slot);
+  SpinLockRelease(&shared->mutex);
+}
+
+void retire_ended_runners() {
+  for (auto it = runners.begin(); it != runners.end();) {
+    if ((*it)->ended.load()) {
+      retire(it->get(), false);
+      it = runners.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+// before_shmem_exit: stop and join every runner; their jobs fail with "the GPU service stopped".
+void stop_runners(int, Datum) {
+  stopping.store(true);
+  for (auto& runner : runners) retire(runner.get(), true);
+  runners.clear();
+  ServiceShared* shared = service_shared();
+  SpinLockAcquire(&shared->mutex);
+  shared->service_pid = 0;
+  shared->service_latch = nullptr;
+  shared->state.store(static_cast<std::uint32_t>(ServiceState::Absent));
+  SpinLockRelease(&shared->mutex);
+}
+
+std::uint64_t automatic_limit = 0;  // the ledger limit simjoin.gpu_memory_limit = 0 stands for
+
+// The automatic limit leaves room for the contexts: 90% of the memory free after the service's
+// warm-up, less 512 MB; the CPU test device has 1 GB.
+std::uint64_t automatic_ledger_limit(std::uint64_t free_bytes, bool cpu_device) {
+  if (cpu_device) return 1ull << 30;
+  const std::uint64_t margin = 512ull << 20;
+  const std::uint64_t ninety = free_bytes / 10 * 9;
+  return ninety > margin ? ninety - margin : ninety / 2;
+}
+
+std::uint64_t ledger_limit() {
+  if (gpu_memory_limit_mb > 0) return static_cast<std::uint64_t>(gpu_memory_limit_mb) << 20;
+  return automatic_limit;
+}
+
+// Probes the devices and fills the ledgers; returns false (with the reason set) when unusable.
+bool start_devices(ServiceShared* shared, bool cpu_device) {
+  DeviceLedger ledger{};
+  if (cpu_device) {
+    copy_text(ledger.name, sizeof ledger.name, "cpu (test device)");
+    ledger.total_bytes = 1ull << 30;
+  } else {
+    try {
+      std::string why;
+      if (!gpu::backend().usable(&why)) throw Error(why);
+      install_gpu_backend(&gpu::backend());
+      gpu::warm_up();
+      std::string name;
+      std::size_t free_bytes = 0, total_bytes = 0;
+      gpu::memory_info(&name, &free_bytes, &total_bytes);
+      copy_text(ledger.name, sizeof ledger.name, name);
+      ledger.total_bytes = total_bytes;
+      automatic_limit = automatic_ledger_limit(free_bytes, false);
+    } catch (const std::exception& e) {
+      copy_text(shared->unusable_reason, sizeof shared->unusable_reason, e.what());
+      return false;
+    }
+  }
+  if (cpu_device) automatic_limit = automatic_ledger_limit(0, true);
+  ledger.limit_bytes = ledger_limit();
+  SpinLockAcquire(&shared->mutex);
+  shared->devices[0] = ledger;
+  shared->n_devices = 1;
+  SpinLockRelease(&shared->mutex);
+  return true;
+}
+
+// Admits queued jobs in submission order while the oldest fits its device's ledger.
+void admit_jobs(bool cpu_device) {
+  ServiceShared* shared = service_shared();
+  for (;;) {
+    int chosen = -1;
+    std::uint64_t grant = 0;
+    int device = 0;
+    SpinLockAcquire(&shared->mutex);
+    std::uint64_t oldest = UINT64_MAX;
+    for (int s = 0; s < kMaxJobs; ++s) {
+      JobSlot& slot = shared->jobs[s];
+      if (static_cast<JobState>(slot.state.load()) != JobState::Queued) continue;
+      if (slot.withdrawn.load()) {  // withdrawn while queued: nothing to undo
+        slot.state.store(static_cast<std::uint32_t>(JobState::Failed));
+        slot.service_released = true;
+        free_slot_if_released(&slot);
+        continue;
+      }
+      if (slot.job_id < oldest) {
+        oldest = slot.job_id;
+        chosen = s;
+      }
+    }
+    if (chosen >= 0) {
+      JobSlot& slot = shared->jobs[chosen];
+      for (int d = 1; d < shared->n_devices; ++d) {  // the least loaded device
+        const DeviceLedger& a = shared->devices[d];
+        const DeviceLedger& b = shared->devices[device];
+        if (a.limit_bytes - a.reserved_bytes > b.limit_bytes - b.reserved_bytes) device = d;
+      }
+      DeviceLedger& ledger = shared->devices[device];
+      grant = std::min(slot.want_bytes, ledger.limit_bytes);
+      if (ledger.reserved_bytes + grant <= ledger.limit_bytes) {
+        ledger.reserved_bytes += grant;
+        ledger.running_jobs++;
+        slot.device = device;
+        slot.reserved_bytes = grant;
+        slot.generation = shared->generation;
+        slot.started_at = GetCurrentTimestamp();
+        slot.state.store(static_cast<std::uint32_t>(JobState::Running));
+      } else {
+        chosen = -1;  // the oldest waits; so do the younger (no overtaking)
+      }
+    }
+    const dsm_handle handle = chosen >= 0 ? shared->jobs[chosen].segment : 0;
+    const std::uint64_t job_id = chosen >= 0 ? shared->jobs[chosen].job_id : 0;
+    SpinLockRelease(&shared->mutex);
+    if (chosen < 0) return;
+
+    auto runner = std::make_unique<Runner>();
+    runner->slot = chosen;
+    runner->job_id = job_id;
+    runner->reserved = grant;
+    runner->device = device;
+    runner->segment = dsm_attach(handle);  // no resource owner here: mapped until detached
+    if (runner->segment)
+      runner->job = static_cast<JobHeader*>(dsm_segment_address(runner->segment));
+    if (!runner->job || runner->job->magic != kJobMagic) {  // the backend already left
+      if (runner->segment) dsm_detach(runner->segment);
+      SpinLockAcquire(&shared->mutex);
+      JobSlot& slot = shared->jobs[chosen];
+      shared->devices[device].reserved_bytes -= grant;
+      shared->devices[device].running_jobs--;
+      slot.state.store(static_cast<std::uint32_t>(JobState::Failed));
+      slot.service_released = true;
+      free_slot_if_released(&slot);
+      SpinLockRelease(&shared->mutex);
+      continue;
+    }
+    Runner* raw = runner.get();
+    runners.push_back(std::move(runner));
+    raw->thread = start_worker_thread(run_job, raw, cpu_device);
+  }
+}
+
+// A new service generation: jobs a dead service held are failed, queued jobs stay queued.
+void take_over(ServiceShared* shared) {
+  SpinLockAcquire(&shared->mutex);
+  shared->generation++;
+  shared->service_pid = MyProcPid;
+  shared->service_latch = MyLatch;
+  shared->cpu_device = service_device_setting == SERVICE_DEVICE_CPU;
+  shared->n_devices = 0;
+  for (JobSlot& slot : shared->jobs) {
+    const JobState state = static_cast<JobState>(slot.state.load());
+    if (state == JobState::Running || state == JobState::Streaming) {
+      slot.state.store(static_cast<std::uint32_t>(JobState::Failed));
+    }
+    if (state != JobState::Free && state != JobState::Queued) {
+      slot.service_released = true;
+      free_slot_if_released(&slot);
+      if (slot.backend_latch) SetLatch(slot.backend_latch);
+    }
+  }
+  shared->state.store(static_cast<std::uint32_t>(ServiceState::Starting));
+  SpinLockRelease(&shared->mutex);
+}
+
+}  // namespace
+
+}  // namespace simjoin::pg
+
+using namespace simjoin::pg;
+
+extern "C" void simjoin_service_main(Datum) {
+  pqsignal(SIGTERM, die);
+  pqsignal(SIGHUP, SignalHandlerForConfigReload);
+  BackgroundWorkerUnblockSignals();
+  BackgroundWorkerInitializeConnection(nullptr, nullptr, 0);  // no database: pg_stat_activity
+  ServiceShared* shared = service_shared();
+  take_over(shared);
+  before_shmem_exit(stop_runners, 0);
+  const bool cpu_device = shared->cpu_device;
+  const bool usable = start_devices(shared, cpu_device);
+  shared->state.store(static_cast<std::uint32_t>(usable ? ServiceState::Ready : ServiceState::Unusable));
+  if (!usable)
+    ereport(LOG, (errmsg("simjoin: the GPU service found no usable GPU: %s; joins run on the CPU engine",
+                         shared->unusable_reason)));
+  else
+    ereport(LOG, (errmsg("simjoin: GPU service ready on %s (ledger %llu MB)", shared->devices[0].name,
+                         static_cast<unsigned long long>(shared->devices[0].limit_bytes >> 20))));
+
+  for (;;) {
+    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100, PG_WAIT_EXTENSION);
+    ResetLatch(MyLatch);
+    CHECK_FOR_INTERRUPTS();
+    if (ConfigReloadPending) {
+      ConfigReloadPending = false;
+      ProcessConfigFile(PGC_SIGHUP);
+      SpinLockAcquire(&shared->mutex);
+      for (int d = 0; d < shared->n_devices; ++d) shared->devices[d].limit_bytes = ledger_limit();
+      SpinLockRelease(&shared->mutex);
+    }
+    retire_ended_runners();
+    if (exit_requested.load()) {
+      ereport(LOG, (errmsg("simjoin: the GPU service restarts (its device context failed or a test asked)")));
+      proc_exit(1);
+    }
+    if (usable) admit_jobs(cpu_device);
+  }
+}

@@ -1,0 +1,13 @@
+// The engine tests own the GPU in their process, as the GPU service does in PostgreSQL: the GPU
+// backend is installed before main() (without CUDA it is one that is never usable).
+#include "gpu_backend.h"
+#include "join_backend.h"
+
+namespace {
+
+const bool installed = [] {
+  simjoin::install_gpu_backend(&simjoin::gpu::backend());
+  return true;
+}();
+
+}  // namespace

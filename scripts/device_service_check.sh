@@ -6,6 +6,9 @@
 #   regress      the pg_regress suite through the GPU service (simjoin.device = gpu, gpu_error = error)
 #   concurrent   N sessions at once (function and custom scan mixed, gpu_error = error) on a
 #                500k-row clustered 2-D table: every count right, no error, GPU memory sampled
+#   faults       on the GPU: an injected engine error (fallback and error), a service killed
+#                mid-job (the session falls back, the service restarts, the next job works)
+#   throughput   16 sessions at once on a 100-D set, GPU service against the CPU engine
 #   gtest        the engine's GPU tests (the backend installed as the GPU service installs it)
 #   sanitizer    compute-sanitizer memcheck on the GPU edge cases
 #   scripts/device_service_check.sh [first-join] [regress] [concurrent] [gtest] [sanitizer]
@@ -14,6 +17,13 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-logs}
 mkdir -p "$OUT"
 steps=" ${*:-first-join regress concurrent gtest} "
+# PostGIS's libraries (carried in .device-postgis, as scripts/device_pg_check.sh does) before the
+# server starts; Debian's PostGIS control files are links through /etc/alternatives.
+[ -x /usr/lib/postgresql/15/bin/postgres ] || tar xJf .device/pg15-root.tar.xz -C /
+[ -f .device-postgis/postgis-libs.tar.xz ] && tar xJf .device-postgis/postgis-libs.tar.xz -C /opt/pgsys
+for link in /usr/share/postgresql/15/extension/*.control; do
+  [ -e "$link" ] || ln -sf "$(basename "${link%.control}")-3.control" "$link"
+done
 source .device/pg-up >/dev/null || exit 1
 export CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
 { make -j16 && make install; } >"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
@@ -75,6 +85,45 @@ if [[ $steps == *" concurrent "* ]]; then
     done
     wait
     echo "16 sessions, simjoin.device = $device: $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$OUT/concurrent.txt"
+  done
+fi
+
+if [[ $steps == *" faults "* ]]; then
+  psql -qX -c "DROP TABLE IF EXISTS f2; CREATE TABLE f2 (id int PRIMARY KEY, v float8[]);
+               INSERT INTO f2 SELECT i, ARRAY[i % 300, i / 300] FROM generate_series(1, 90000) i"
+  want=$(psql -AtqX -c "SET simjoin.device = cpu; SELECT count(*) FROM similarity_join('f2', 'f2', 1.5)")
+  {
+    echo "pairs (CPU engine): $want"
+    echo "engine error, fallback: $(psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.service_test_fault = error; SELECT count(*) FROM similarity_join('f2', 'f2', 1.5)" 2>&1 | tr '\n' ' ')"
+    echo "engine error, error: $(psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; SET simjoin.service_test_fault = error; SELECT count(*) FROM f2 a JOIN f2 b ON a.v <-> b.v <= 1.5" 2>&1 | tr '\n' ' ')"
+    old=$(psql -AtqX -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'simjoin gpu service'")
+    psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.service_test_fault = stall; SET statement_timeout = '60s'; SELECT count(*) FROM similarity_join('f2', 'f2', 1.5)" >"$OUT/killed.txt" 2>&1 &
+    sleep 1
+    psql -AtqX -c "SELECT state FROM simjoin_jobs()" -c "SELECT pg_terminate_backend($old)"
+    wait
+    echo "service killed mid-job: session got $(tr '\n' ' ' < "$OUT/killed.txt")"
+    for _ in $(seq 1 100); do
+      [ "$(psql -AtqX -c "SELECT gpu_available FROM simjoin_device_info()")" = t ] && break; sleep 0.1
+    done
+    echo "restarted service: $(psql -AtqX -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'simjoin gpu service'") (was $old)"
+    echo "next job: $(psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; SELECT count(*) FROM f2 a JOIN f2 b ON a.v <-> b.v <= 1.5" 2>&1)"
+    echo "crash restarts in the log: $(grep -c 'terminating any other active server processes' /tmp/pg.log)"
+  } | tee "$OUT/faults.txt"
+fi
+
+if [[ $steps == *" throughput "* ]]; then
+  psql -qX -c "DROP TABLE IF EXISTS d100; CREATE TABLE d100 (id int PRIMARY KEY, v float8[]);
+               INSERT INTO d100 SELECT i, (SELECT array_agg((i % 100) + random() * 0.5 + 0 * g) FROM generate_series(1, 100) g)
+               FROM generate_series(1, ${D100_N:-30000}) i; ANALYZE d100"
+  psql -AtqX -c "SET simjoin.device = gpu; SELECT count(*) FROM similarity_join('d100', 'd100', 1.8)" | sed 's/^/pairs: /' | tee "$OUT/throughput.txt"
+  for device in gpu cpu; do
+    start=$(date +%s%N)
+    for s in $(seq 1 16); do
+      psql -AtqX -c "SET simjoin.device = $device; SELECT count(*) FROM similarity_join('d100', 'd100', 1.8)" >"$OUT/t100_${device}_$s.txt" 2>&1 &
+    done
+    wait
+    echo "16 sessions, 100-D, ${D100_N:-30000} rows, simjoin.device = $device: $(( ($(date +%s%N) - start) / 1000000 )) ms;" \
+         "distinct answers: $(cat "$OUT"/t100_${device}_*.txt | sort -u | tr '\n' ' ')" | tee -a "$OUT/throughput.txt"
   done
 fi
 

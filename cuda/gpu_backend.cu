@@ -168,6 +168,10 @@ void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec
       right ? float_points(right_coords.data(), right->n, dim, centre, nullptr) : FloatPoints();
   CUDA_CHECK(cudaStreamSynchronize(nullptr));
   timer.mark("upload");
+  if (!sink.keep_going()) {  // cancel between phases too
+    stats.stopped = true;
+    return;
+  }
   BruteForceArgs args;
   args.left_float = left_float.coords.data();
   args.left_mag = left_float.mag.data();
@@ -231,6 +235,10 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
             : FloatPoints();
   const FloatPoints& query_float = right ? probe_float : index_float;
   timer.mark("upload+sort");
+  if (!sink.keep_going()) {  // cancel between phases too
+    stats.stopped = true;
+    return;
+  }
   const CellIndex cells = build_cell_index(index_points, geometry, stream.get());
 
   GridJoinArgs args;
@@ -259,6 +267,10 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
   if (!right && spec.self_pairs == SelfPairs::All)
     diagonal = download_ids(index_points.ids, index_points.n_finite);
   timer.mark("index");
+  if (!sink.keep_going()) {
+    stats.stopped = true;
+    return;
+  }
   const GridJoinProducer producer(args, spec.metric);
   stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &diagonal), sink, stats);
 }

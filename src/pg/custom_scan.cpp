@@ -12,7 +12,7 @@
 // same keys are then decided natively too (their positions, sides, r and n in the plan).
 #include "custom_scan.h"
 
-#include "custom_scan_internal.h"
+#include "custom_scan_match.h"
 #include "pg_guard.h"
 
 extern "C" {
@@ -61,169 +61,10 @@ CustomPathMethods path_methods = {
     nullptr,
 };
 
-// A float comparison operator of pg_catalog: returns +1 for < and <= (distance on the left), -1
-// for > and >= (distance on the right), 0 otherwise. *strict: the operator is < or >.
-int comparison_direction(Oid opno, bool* strict) {
-  HeapTuple tuple = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
-  if (!HeapTupleIsValid(tuple)) return 0;
-  const Form_pg_operator op = reinterpret_cast<Form_pg_operator>(GETSTRUCT(tuple));
-  int direction = 0;
-  const bool float_args = (op->oprleft == FLOAT8OID || op->oprleft == FLOAT4OID) &&
-                          (op->oprright == FLOAT8OID || op->oprright == FLOAT4OID);
-  if (op->oprnamespace == PG_CATALOG_NAMESPACE && float_args && op->oprresult == BOOLOID) {
-    const char* name = NameStr(op->oprname);
-    if (strcmp(name, "<") == 0 || strcmp(name, "<=") == 0)
-      direction = 1;
-    else if (strcmp(name, ">") == 0 || strcmp(name, ">=") == 0)
-      direction = -1;
-    *strict = strcmp(name, "<") == 0 || strcmp(name, ">") == 0;
-  }
-  ReleaseSysCache(tuple);
-  return direction;
-}
-
-// A bound expression: no Vars of this query level, nothing volatile, no sub-selects.
-bool is_bound_expression(Node* node) {
-  return node != nullptr && !contain_var_clause(node) && !contain_volatile_functions(node) &&
-         !contain_subplans(node) && !contain_agg_clause(node) && !contain_window_function(node);
-}
-
-// A key expression of one input: Vars of that input only, nothing volatile.
-bool is_key_of(PlannerInfo* root, Node* key, Relids side) {
-  Relids relids = pull_varnos(root, key);
-  return !bms_is_empty(relids) && bms_is_subset(relids, side) &&
-         !contain_volatile_functions(key) && !contain_subplans(key);
-}
-
-struct Match {
-  FormInfo form;
-  Expr* outer_key;
-  Expr* inner_key;
-  Expr* eps;
-  Expr* clause;  // the distance clause itself
-  bool strict;   // dist < eps (or eps > dist)
-};
-
-// Whether `call` (function funcid on args) is a recognized distance between the two inputs.
-bool match_distance_call(PlannerInfo* root, Oid funcid, List* args, RelOptInfo* outerrel,
-                         RelOptInfo* innerrel, bool want_dwithin, Match* m) {
-  FormInfo form;
-  if (!lookup_distance_function(funcid, &form) || form.dwithin != want_dwithin) return false;
-  if (list_length(args) != (want_dwithin ? 3 : 2)) return false;
-  if (!func_strict(funcid)) return false;
-  Node* x = static_cast<Node*>(linitial(args));
-  Node* y = static_cast<Node*>(lsecond(args));
-  if (is_key_of(root, x, outerrel->relids) && is_key_of(root, y, innerrel->relids)) {
-    m->outer_key = reinterpret_cast<Expr*>(x);
-    m->inner_key = reinterpret_cast<Expr*>(y);
-  } else if (is_key_of(root, y, outerrel->relids) && is_key_of(root, x, innerrel->relids)) {
-    m->outer_key = reinterpret_cast<Expr*>(y);
-    m->inner_key = reinterpret_cast<Expr*>(x);
-  } else {
-    return false;
-  }
-  m->form = form;
-  return true;
-}
-
-bool match_distance_expr(PlannerInfo* root, Node* node, RelOptInfo* outerrel,
-                         RelOptInfo* innerrel, Match* m) {
-  if (IsA(node, OpExpr)) {
-    OpExpr* op = reinterpret_cast<OpExpr*>(node);
-    return match_distance_call(root, get_opcode(op->opno), op->args, outerrel, innerrel, false,
-                               m);
-  }
-  if (IsA(node, FuncExpr)) {
-    FuncExpr* fn = reinterpret_cast<FuncExpr*>(node);
-    return match_distance_call(root, fn->funcid, fn->args, outerrel, innerrel, false, m);
-  }
-  return false;
-}
-
-bool match_clause(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* outerrel,
-                  RelOptInfo* innerrel, Match* m) {
-  if (rinfo->pseudoconstant) return false;
-  Node* clause = reinterpret_cast<Node*>(rinfo->clause);
-  if (IsA(clause, OpExpr)) {
-    OpExpr* op = reinterpret_cast<OpExpr*>(clause);
-    if (list_length(op->args) != 2) return false;
-    bool strict = false;
-    const int direction = comparison_direction(op->opno, &strict);
-    if (direction == 0) return false;
-    Node* dist = static_cast<Node*>(direction > 0 ? linitial(op->args) : lsecond(op->args));
-    Node* bound = static_cast<Node*>(direction > 0 ? lsecond(op->args) : linitial(op->args));
-    if (!is_bound_expression(bound)) return false;
-    if (!match_distance_expr(root, dist, outerrel, innerrel, m)) return false;
-    m->eps = reinterpret_cast<Expr*>(bound);
-    m->clause = rinfo->clause;
-    m->strict = strict;
-    return true;
-  }
-  if (IsA(clause, FuncExpr)) {
-    FuncExpr* fn = reinterpret_cast<FuncExpr*>(clause);
-    if (fn->funcresulttype != BOOLOID) return false;
-    if (!match_distance_call(root, fn->funcid, fn->args, outerrel, innerrel, true, m))
-      return false;
-    Node* bound = static_cast<Node*>(lthird(fn->args));
-    if (!is_bound_expression(bound)) return false;
-    m->eps = reinterpret_cast<Expr*>(bound);
-    m->clause = rinfo->clause;
-    m->strict = false;
-    return true;
-  }
-  return false;
-}
-
-// contrib cube's box clause: cube_enlarge(x, r, n) @> y or y <@ cube_enlarge(x, r, n) (the
-// operators, or cube_contains / cube_contained called by name), x one key of the distance clause
-// and y the other, r and n free of Vars. enlarged_side: 0 when x is the outer key.
-struct BoxClause {
-  Expr* clause;
-  int enlarged_side;
-  Expr* r;
-  Expr* n;
-};
-
-bool match_box_clause(Expr* clause, const Match& m, BoxClause* box) {
-  Oid funcid;
-  List* args;
-  if (IsA(clause, OpExpr)) {
-    funcid = get_opcode(reinterpret_cast<OpExpr*>(clause)->opno);
-    args = reinterpret_cast<OpExpr*>(clause)->args;
-  } else if (IsA(clause, FuncExpr)) {
-    funcid = reinterpret_cast<FuncExpr*>(clause)->funcid;
-    args = reinterpret_cast<FuncExpr*>(clause)->args;
-  } else {
-    return false;
-  }
-  if (list_length(args) != 2) return false;
-  const CubeBoxRole role = cube_box_role(funcid);
-  if (role != CUBE_BOX_CONTAINS && role != CUBE_BOX_CONTAINED) return false;
-  Node* container = static_cast<Node*>(role == CUBE_BOX_CONTAINS ? linitial(args) : lsecond(args));
-  Node* contained = static_cast<Node*>(role == CUBE_BOX_CONTAINS ? lsecond(args) : linitial(args));
-  if (!IsA(container, FuncExpr)) return false;
-  FuncExpr* enlarge = reinterpret_cast<FuncExpr*>(container);
-  if (cube_box_role(enlarge->funcid) != CUBE_BOX_ENLARGE || list_length(enlarge->args) != 3)
-    return false;
-  Node* x = static_cast<Node*>(linitial(enlarge->args));
-  Node* r = static_cast<Node*>(lsecond(enlarge->args));
-  Node* n = static_cast<Node*>(lthird(enlarge->args));
-  if (!is_bound_expression(r) || !is_bound_expression(n)) return false;
-  if (equal(x, m.outer_key) && equal(contained, m.inner_key))
-    box->enlarged_side = 0;
-  else if (equal(x, m.inner_key) && equal(contained, m.outer_key))
-    box->enlarged_side = 1;
-  else
-    return false;
-  box->clause = clause;
-  box->r = reinterpret_cast<Expr*>(r);
-  box->n = reinterpret_cast<Expr*>(n);
-  return true;
-}
-
-// The eps value known at planning time (a Const, or a Param with a bound value in a custom plan).
-bool planning_eps(PlannerInfo* root, Expr* eps, double* value, bool* is_null) {
-  Node* folded = estimate_expression_value(root, reinterpret_cast<Node*>(eps));
+// The value of a constant-per-scan expression known at planning time (a Const, or a Param with
+// a bound value in a custom plan). false: unknown.
+bool planning_value(PlannerInfo* root, Expr* expr, double* value, bool* is_null) {
+  Node* folded = estimate_expression_value(root, reinterpret_cast<Node*>(expr));
   if (!IsA(folded, Const)) return false;
   Const* c = reinterpret_cast<Const*>(folded);
   *is_null = c->constisnull;
@@ -237,32 +78,91 @@ bool planning_eps(PlannerInfo* root, Expr* eps, double* value, bool* is_null) {
   return true;
 }
 
+// The bound on the distance itself known at planning time: eps, through the inverse of the
+// arithmetic on the distance (inverse_bound). false: unknown (a per-row bound, a parameter).
+bool planning_eps(PlannerInfo* root, const Match& match, double* eps, bool* is_null) {
+  if (match.radius_side >= 0 || !planning_value(root, match.eps, eps, is_null)) return false;
+  ListCell* lc;
+  foreach (lc, match.scale) {
+    List* step = lfirst_node(List, lc);
+    double factor;
+    bool factor_null;
+    if (!planning_value(root, scale_step_factor(step), &factor, &factor_null)) return false;
+    *is_null = *is_null || factor_null;
+    if (!*is_null) *eps = inverse_bound(*eps, scale_step_op(step), factor);
+  }
+  return true;  // NaN: every pair is rechecked (the sample counts them all)
+}
+
+// "a", "a, b": the aliases of a relation set, for the planner's DEBUG1 lines.
+const char* relation_names(PlannerInfo* root, Relids relids) {
+  StringInfoData names;
+  initStringInfo(&names);
+  int relid = -1;
+  while ((relid = bms_next_member(relids, relid)) >= 0) {
+    RangeTblEntry* rte = root->simple_rte_array[relid];
+    if (!rte || !rte->eref) continue;
+    appendStringInfo(&names, "%s%s", names.len ? ", " : "", rte->eref->aliasname);
+  }
+  return names.data;
+}
+
+// The distance clause of the join, if one is taken. The hook sees each join twice (each input
+// as the outer one): the DEBUG1 lines of the clauses not taken come from the first call.
+bool find_distance_clause(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                          RelOptInfo* innerrel, JoinPathExtraData* extra, Match* match) {
+  const bool report = message_level_is_interesting(DEBUG1) &&
+                      bms_next_member(outerrel->relids, -1) < bms_next_member(innerrel->relids, -1);
+  List* reasons = NIL;
+  ListCell* lc;
+  foreach (lc, extra->restrictlist) {
+    const char* reason = nullptr;
+    switch (match_clause(root, lfirst_node(RestrictInfo, lc), outerrel, innerrel, match, &reason)) {
+      case ClauseMatch::Matched:
+        return true;
+      case ClauseMatch::Rejected:
+        reasons = lappend(reasons, const_cast<char*>(reason));
+        break;
+      case ClauseMatch::NotDistance:
+        break;
+    }
+  }
+  if (report) {
+    foreach (lc, reasons)
+      elog(DEBUG1, "simjoin: join of %s with %s: a distance clause not taken: %s",
+           relation_names(root, outerrel->relids), relation_names(root, innerrel->relids),
+           static_cast<const char*>(lfirst(lc)));
+  }
+  (void)joinrel;
+  return false;
+}
+
 void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
                               RelOptInfo* innerrel, JoinPathExtraData* extra) {
   Path* outer_path = outerrel->cheapest_total_path;
   Path* inner_path = innerrel->cheapest_total_path;
   if (!outer_path || !inner_path) return;
-  if (PATH_REQ_OUTER(outer_path) || PATH_REQ_OUTER(inner_path)) return;
-  if (!bms_is_empty(joinrel->lateral_relids)) return;
 
   Match match;
-  bool found = false;
-  ListCell* lc;
-  foreach (lc, extra->restrictlist) {
-    RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
-    if (match_clause(root, rinfo, outerrel, innerrel, &match)) {
-      found = true;
-      break;
-    }
+  if (!find_distance_clause(root, joinrel, outerrel, innerrel, extra, &match)) return;
+  const char* unusable = nullptr;
+  if (PATH_REQ_OUTER(outer_path) || PATH_REQ_OUTER(inner_path))
+    unusable = "an input is parameterized by another relation";
+  else if (!bms_is_empty(joinrel->lateral_relids))
+    unusable = "the join reads a LATERAL reference";
+  if (unusable) {
+    elog(DEBUG1, "simjoin: join of %s with %s: the distance clause not taken: %s",
+         relation_names(root, outerrel->relids), relation_names(root, innerrel->relids),
+         unusable);
+    return;
   }
-  if (!found) return;
 
   // Result size: sampled where possible; else a selective join is assumed (similarity joins
   // usually are), capped by PostgreSQL's own estimate.
   double eps = 0;
   bool eps_null = false;
   double pairs = -1;
-  if (planning_eps(root, match.eps, &eps, &eps_null)) {
+  if (planning_eps(root, match, &eps, &eps_null)) {
     if (eps_null) {
       pairs = 0;
     } else if (!estimate_pairs(root, outerrel, match.outer_key, innerrel, match.inner_key,
@@ -273,9 +173,19 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   const bool sampled = pairs >= 0;
   if (!sampled) pairs = Min(joinrel->rows, 10.0 * Max(outer_path->rows, inner_path->rows));
 
+  // A self-join's key order clause (a.k < b.k on a unique column).
+  KeyOrder key_order = KEY_ORDER_NONE;
+  ListCell* lc;
+  foreach (lc, extra->restrictlist) {
+    key_order = match_key_order(root, lfirst_node(RestrictInfo, lc), outerrel, innerrel);
+    if (key_order != KEY_ORDER_NONE) break;
+  }
+
   // cube's box clauses on the same keys (implied by the distance for r >= eps): decided natively
   // where the cube distance is exact, and left out of the row estimate below either way.
-  const bool exact = engine_is_exact(match.form);
+  // The engine decides the clause itself only where it compares the distance with one eps.
+  const bool exact =
+      engine_is_exact(match.form) && match.scale == NIL && match.radius_side < 0;
   List* boxes = NIL;
   List* other_clauses = NIL;  // neither the distance clause nor a box clause
   foreach (lc, extra->restrictlist) {
@@ -344,6 +254,9 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
       list_make5(extra->restrictlist, list_make3(match.outer_key, match.inner_key, match.eps),
                  form, list_make3(match.clause, makeInteger(exact), makeInteger(match.strict)),
                  boxes);
+  cpath->custom_private = lappend(
+      cpath->custom_private,
+      list_make3(makeInteger(match.radius_side), match.scale, makeInteger(key_order)));
   cpath->methods = &path_methods;
   add_path(joinrel, &cpath->path);
 }
@@ -389,6 +302,53 @@ bool same_scan(PlannerInfo* root, Plan* outer_plan, Plan* inner_plan, Expr* oute
          equal(as_outer(inner_key), outer_key);
 }
 
+// The rows of a child named in errors (PRIV_OUTER_TABLE ...): the table a scan of a table
+// reads, and a column of a unique, immediate, non-partial single-column index that the child
+// returns, with its position in the child's tuple.
+List* row_id_private(PlannerInfo* root, Plan* plan) {
+  Oid table = InvalidOid;
+  int attno = 0, position = -1;
+  switch (nodeTag(plan)) {
+    case T_SeqScan:
+    case T_SampleScan:
+    case T_IndexScan:
+    case T_IndexOnlyScan:
+    case T_BitmapHeapScan:
+    case T_TidScan:
+    case T_TidRangeScan: {
+      const Index scanrelid = reinterpret_cast<Scan*>(plan)->scanrelid;
+      RangeTblEntry* rte = planner_rt_fetch(scanrelid, root);
+      if (rte->rtekind != RTE_RELATION) break;
+      table = rte->relid;
+      RelOptInfo* rel = root->simple_rel_array[scanrelid];
+      ListCell* ic;
+      foreach (ic, rel ? rel->indexlist : NIL) {
+        IndexOptInfo* index = lfirst_node(IndexOptInfo, ic);
+        if (!index->unique || !index->immediate || index->indpred != NIL ||
+            index->nkeycolumns != 1 || index->indexkeys[0] <= 0)
+          continue;
+        ListCell* tc;
+        foreach (tc, plan->targetlist) {
+          const TargetEntry* tle = lfirst_node(TargetEntry, tc);
+          const Var* var = reinterpret_cast<const Var*>(tle->expr);
+          if (IsA(var, Var) && var->varno == static_cast<int>(scanrelid) &&
+              var->varattno == index->indexkeys[0] && var->varlevelsup == 0) {
+            attno = var->varattno;
+            position = tle->resno - 1;
+            break;
+          }
+        }
+        if (position >= 0) break;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return list_make3(makeInteger(static_cast<int>(table)), makeInteger(attno),
+                    makeInteger(position));
+}
+
 Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* custom_plans) {
   List* restrictlist = static_cast<List*>(linitial(best_path->custom_private));
   List* exprs = static_cast<List*>(lsecond(best_path->custom_private));
@@ -398,14 +358,17 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   const bool exact = intVal(lsecond(distance)) != 0;
   const bool strict = intVal(lthird(distance)) != 0;
   List* boxes = static_cast<List*>(list_nth(best_path->custom_private, 4));
+  List* forms = static_cast<List*>(list_nth(best_path->custom_private, 5));
+  const int radius_side = intVal(linitial(forms));
+  List* scale = static_cast<List*>(lsecond(forms));
   Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
   Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
 
   CustomScan* cscan = makeNode(CustomScan);
   cscan->scan.plan.targetlist = tlist;
-  // The qual holds every clause of the join, in cost order: the executor checks all of them on
-  // each candidate pair, except, where the engine is exact, the distance clause on the engine's
-  // own pairs (PRIV_DISTANCE_QUAL: its position in the qual, which setrefs keeps).
+  // The qual (EXPR_QUAL) holds every clause of the join, in cost order: the executor checks all
+  // of them on each candidate pair, except, where the engine is exact, the distance clause on the
+  // engine's own pairs (PRIV_DISTANCE_QUAL: its position in the qual, which setrefs keeps).
   // (order_qual_clauses is static in createplan.c: a stable sort by per-tuple cost here.)
   const int nquals = list_length(restrictlist);
   struct Item {
@@ -431,11 +394,13 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
     return -1;
   };
   const int distance_index = exact ? qual_position(distance_clause) : -1;
-  cscan->scan.plan.qual = quals;
+  // In custom_exprs rather than the plan's qual: the executor checks it itself, and EXPLAIN
+  // shows it with each column's side (explain_scan), as PostgreSQL shows a join's clauses.
+  cscan->scan.plan.qual = NIL;
   cscan->scan.scanrelid = 0;
   cscan->flags = best_path->flags;
   cscan->custom_plans = custom_plans;
-  cscan->custom_exprs = static_cast<List*>(copyObjectImpl(exprs));
+  cscan->custom_exprs = lappend(static_cast<List*>(copyObjectImpl(exprs)), quals);
   // The box clauses decided natively: their positions in the qual, sides, and r and n.
   List* box_private = NIL;
   foreach (lc, boxes) {
@@ -463,16 +428,30 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
                                                      resno++, nullptr, false));
   }
   cscan->custom_scan_tlist = scan_tlist;
+  // A per-row radius is read while its side is loaded: the outer side cannot borrow the inner's.
+  const bool shared = radius_side < 0 && same_scan(root, outer_plan, inner_plan,
+                                                  static_cast<Expr*>(linitial(exprs)),
+                                                  static_cast<Expr*>(lsecond(exprs)));
+  // The key order of a self-join applies where the outer side is the inner side's rows.
+  const int key_order = shared ? intVal(lthird(forms)) : KEY_ORDER_NONE;
   List* priv = static_cast<List*>(copyObjectImpl(form));
   priv = lappend(priv, makeInteger(outer_columns));
   priv = lappend(priv, makeInteger(distance_index));
   priv = lappend(priv, makeInteger(strict));
-  priv = lappend(priv, makeInteger(same_scan(root, outer_plan, inner_plan,
-                                             static_cast<Expr*>(linitial(exprs)),
-                                             static_cast<Expr*>(lsecond(exprs)))));
+  priv = lappend(priv, makeInteger(shared));
   priv = lappend(priv, makeInteger(rereadable_scan(root, inner_plan)));
   priv = lappend(priv, makeInteger(list_length(box_private) / 2));
+  priv = lappend(priv, makeInteger(radius_side));
+  priv = lappend(priv, makeInteger(list_length(scale)));
+  priv = lappend(priv, makeInteger(key_order));
+  priv = list_concat(priv, row_id_private(root, outer_plan));
+  priv = list_concat(priv, row_id_private(root, inner_plan));
   priv = list_concat(priv, box_private);
+  foreach (lc, scale) {
+    List* step = lfirst_node(List, lc);
+    priv = lappend(priv, makeInteger(static_cast<int>(scale_step_op(step))));
+    cscan->custom_exprs = lappend(cscan->custom_exprs, copyObjectImpl(scale_step_factor(step)));
+  }
   cscan->custom_private = priv;
   cscan->methods = &scan_methods;
   return &cscan->scan.plan;

@@ -2,7 +2,7 @@
 // (the engine's pairs, then the pairs with a wild row), their scan tuples, the join's clauses
 // checked on them, the direct path that hands the engine's pairs to the result slot (fast_scan),
 // and the EvalPlanQual recheck. One file, so that the per-pair path inlines as one.
-#include "custom_scan_state.h"
+#include "custom_scan_form_state.h"
 
 #include "enlarged_box.h"
 
@@ -20,14 +20,28 @@ namespace {
 
 // The next candidate: in phase 0 (the engine's pairs) the indexes of two points, else of two rows.
 bool next_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_row) {
+  FormState* fs = st->form_state;
   for (;;) {
     switch (st->phase) {
       case 0:  // the engine's pairs
+        if (fs->mirror_pending) {  // the unordered pair's other orientation
+          fs->mirror_pending = false;
+          *outer_row = fs->mirror_outer;
+          *inner_row = fs->mirror_inner;
+          return true;
+        }
         if (st->batch_pos < st->batch.size) {
           // points, not rows: form_engine_pair maps them when it needs the rows
           *outer_row = st->batch.left[st->batch_pos];
           *inner_row = st->batch.right[st->batch_pos];
           st->batch_pos++;
+          if (fs->key_order != KEY_ORDER_NONE && st->outer_shared) {
+            // A row with itself fails the key order; (q, p) comes as {p, q}'s mirror.
+            if (*outer_row >= *inner_row) break;
+            fs->mirror_needed = true;
+            fs->mirror_outer = *inner_row;
+            fs->mirror_inner = *outer_row;
+          }
           return true;
         }
         if (st->stream && next_batch(st)) break;
@@ -200,16 +214,22 @@ TupleTableSlot* next_scan_tuple(ScanState* node) {
       return nullptr;
     }
     const bool engine_pair = st->phase == 0;
-    if (engine_pair && !boxes_pass(st, outer_row, inner_row)) {
-      InstrCountFiltered1(node, 1);
-      continue;
+    bool passed = false;
+    TupleTableSlot* slot = nullptr;
+    if (!engine_pair || boxes_pass(st, outer_row, inner_row)) {
+      slot = engine_pair ? form_engine_pair(st, outer_row, inner_row)
+                         : form_pair(st, outer_row, inner_row);
+      ExprState* qual = engine_pair ? st->engine_qual : st->wild_qual;
+      econtext->ecxt_scantuple = slot;
+      passed = qual == nullptr ||
+               (engine_pair ? ExecQual(qual, econtext) : check_wild_pair(st, qual, econtext));
     }
-    TupleTableSlot* slot = engine_pair ? form_engine_pair(st, outer_row, inner_row)
-                                       : form_pair(st, outer_row, inner_row);
-    ExprState* qual = engine_pair ? st->engine_qual : st->wild_qual;
-    if (qual == nullptr) return slot;
-    econtext->ecxt_scantuple = slot;
-    if (ExecQual(qual, econtext)) return slot;
+    if (engine_pair && st->form_state->mirror_needed) {  // a key-ordered self-join's pair
+      st->form_state->mirror_needed = false;
+      st->form_state->mirror_pending =
+          !passed || st->form_state->key_order == KEY_ORDER_BOTH_WAYS;
+    }
+    if (passed) return slot;
     InstrCountFiltered1(node, 1);
     ResetExprContext(econtext);
   }

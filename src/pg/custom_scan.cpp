@@ -261,12 +261,39 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   add_path(joinrel, &cpath->path);
 }
 
+// At DEBUG1, an outer, semi- or anti-join whose clauses hold a distance clause: not taken. (Each
+// such join is seen once with these join types; its mirror is JOIN_RIGHT, or unique-ified.)
+void report_join_type(PlannerInfo* root, RelOptInfo* outerrel, RelOptInfo* innerrel,
+                      JoinType jointype, JoinPathExtraData* extra) {
+  const char* name = jointype == JOIN_LEFT   ? "LEFT"
+                     : jointype == JOIN_FULL ? "FULL"
+                     : jointype == JOIN_SEMI ? "semi- (EXISTS, IN)"
+                     : jointype == JOIN_ANTI ? "anti- (NOT EXISTS)"
+                                             : nullptr;
+  if (!name || !message_level_is_interesting(DEBUG1)) return;
+  ListCell* lc;
+  foreach (lc, extra->restrictlist) {
+    Match match;
+    const char* reason;
+    if (match_clause(root, lfirst_node(RestrictInfo, lc), outerrel, innerrel, &match, &reason) ==
+        ClauseMatch::Matched) {
+      elog(DEBUG1, "simjoin: join of %s with %s: the distance clause not taken: %s joins are not "
+           "supported", relation_names(root, outerrel->relids),
+           relation_names(root, innerrel->relids), name);
+      return;
+    }
+  }
+}
+
 void join_pathlist_hook(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
                         RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra) {
   if (prev_join_pathlist_hook)
     prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
-  if (!enable_customscan || jointype != JOIN_INNER) return;
-  cpp_guard([&] { add_similarity_join_path(root, joinrel, outerrel, innerrel, extra); });
+  if (!enable_customscan) return;
+  if (jointype == JOIN_INNER)
+    cpp_guard([&] { add_similarity_join_path(root, joinrel, outerrel, innerrel, extra); });
+  else
+    cpp_guard([&] { report_join_type(root, outerrel, innerrel, jointype, extra); });
 }
 
 // Whether a child returns the same rows each time it is read within the query: a sequential

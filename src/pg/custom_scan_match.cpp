@@ -190,6 +190,9 @@ Node* peel_scale(PlannerInfo* root, Node* node, List** scale, const char** reaso
       factor = a;
       node = b;
     } else {
+      // Arithmetic with a row's value (d * a.w): no bound on d for the whole join.
+      if (!*reason && !var_free(root, a) && !var_free(root, b))
+        *reason = "a factor on the distance reads a row";
       break;
     }
     if (!*reason)
@@ -249,6 +252,7 @@ ClauseMatch match_clause(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* out
   Node* clause = reinterpret_cast<Node*>(rinfo->clause);
   Oid funcid;
   List* args;
+  const char* scale_reason = nullptr;  // arithmetic on the distance not taken
   m->scale = NIL;
   m->strict = false;
   if (IsA(clause, OpExpr) && list_length(reinterpret_cast<OpExpr*>(clause)->args) == 2) {
@@ -257,7 +261,6 @@ ClauseMatch match_clause(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* out
     if (direction != 0) {
       Node* dist = static_cast<Node*>(direction > 0 ? linitial(op->args) : lsecond(op->args));
       Node* bound = static_cast<Node*>(direction > 0 ? lsecond(op->args) : linitial(op->args));
-      const char* scale_reason = nullptr;
       Node* core = peel_scale(root, dist, &m->scale, &scale_reason);
       if (call_of(core, &funcid, &args)) {
         if (match_distance_call(root, funcid, args, outerrel, innerrel, false, m, reason)) {
@@ -293,7 +296,7 @@ ClauseMatch match_clause(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* out
   }
   CrossDistanceSearch search{root, outerrel, innerrel};
   if (!contains_cross_distance(clause, &search)) return ClauseMatch::NotDistance;
-  *reason = shape_reason(clause);
+  *reason = scale_reason ? scale_reason : shape_reason(clause);
   return ClauseMatch::Rejected;
 }
 

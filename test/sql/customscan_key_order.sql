@@ -78,24 +78,11 @@ SET plan_cache_mode = force_generic_plan;
 PREPARE ko_q(float8) AS
   SELECT a.id AS a, b.id AS b FROM ko a JOIN ko b ON a.v <-> b.v <= $1 AND a.id < b.id;
 EXPLAIN (COSTS OFF) EXECUTE ko_q(0.3);
-CREATE FUNCTION pg_temp.ko_prepared(eps float8,
-    OUT rows_custom bigint, OUT rows_native bigint, OUT only_custom bigint, OUT only_native bigint)
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE format('CREATE TEMP TABLE ko_on AS EXECUTE ko_q(%L)', eps);
-  PERFORM set_config('simjoin.enable_customscan', 'off', true);
-  CREATE TEMP TABLE ko_off AS
-    SELECT a.id AS a, b.id AS b FROM ko a JOIN ko b ON a.v <-> b.v <= eps AND a.id < b.id;
-  PERFORM set_config('simjoin.enable_customscan', 'on', true);
-  SELECT count(*) INTO rows_custom FROM ko_on;
-  SELECT count(*) INTO rows_native FROM ko_off;
-  SELECT count(*) INTO only_custom FROM (SELECT * FROM ko_on EXCEPT ALL SELECT * FROM ko_off) d;
-  SELECT count(*) INTO only_native FROM (SELECT * FROM ko_off EXCEPT ALL SELECT * FROM ko_on) d;
-  DROP TABLE ko_on;
-  DROP TABLE ko_off;
-END $$;
+\i test/sql/include/customscan_prepared.sql
 SELECT eps, r.* FROM (VALUES (0.3::float8), (0), (0.05), (NULL), (0.1)) t(eps),
-  LATERAL pg_temp.ko_prepared(eps) r;
+  LATERAL pg_temp.cs_compare_prepared(format('EXECUTE ko_q(%L)', eps),
+    format('SELECT a.id AS a, b.id AS b FROM ko a JOIN ko b ON a.v <-> b.v <= %L AND a.id < b.id',
+           eps)) r;
 RESET plan_cache_mode;
 SELECT * FROM pg_temp.cs_compare($$
   SELECT g, n FROM generate_series(0, 3) g, LATERAL

@@ -69,24 +69,11 @@ SET plan_cache_mode = force_generic_plan;
 PREPARE rd_q(float8, float8) AS
   SELECT a.id AS a, b.id AS b FROM rd_a a JOIN rd_b b ON (a.v <-> b.v) * $1 <= b.r + $2;
 EXPLAIN (COSTS OFF) EXECUTE rd_q(1, 0);
-CREATE FUNCTION pg_temp.rd_prepared(k float8, s float8,
-    OUT rows_custom bigint, OUT rows_native bigint, OUT only_custom bigint, OUT only_native bigint)
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE format('CREATE TEMP TABLE rd_on AS EXECUTE rd_q(%L, %L)', k, s);
-  PERFORM set_config('simjoin.enable_customscan', 'off', true);
-  CREATE TEMP TABLE rd_off AS
-    SELECT a.id AS a, b.id AS b FROM rd_a a JOIN rd_b b ON (a.v <-> b.v) * k <= b.r + s;
-  PERFORM set_config('simjoin.enable_customscan', 'on', true);
-  SELECT count(*) INTO rows_custom FROM rd_on;
-  SELECT count(*) INTO rows_native FROM rd_off;
-  SELECT count(*) INTO only_custom FROM (SELECT * FROM rd_on EXCEPT ALL SELECT * FROM rd_off) d;
-  SELECT count(*) INTO only_native FROM (SELECT * FROM rd_off EXCEPT ALL SELECT * FROM rd_on) d;
-  DROP TABLE rd_on;
-  DROP TABLE rd_off;
-END $$;
+\i test/sql/include/customscan_prepared.sql
 SELECT k, s, r.* FROM (VALUES (1::float8, 0::float8), (0.7, 0.5), (2, -1), (1, NULL), (-1, -50))
-  t(k, s), LATERAL pg_temp.rd_prepared(k, s) r;
+  t(k, s), LATERAL pg_temp.cs_compare_prepared(format('EXECUTE rd_q(%L, %L)', k, s),
+    format('SELECT a.id AS a, b.id AS b FROM rd_a a JOIN rd_b b ON (a.v <-> b.v) * %L <= b.r + %L',
+           k, s)) r;
 RESET plan_cache_mode;
 
 -- Rescans: the radius's expression reads the outer query's value (the inner side is read again

@@ -91,26 +91,12 @@ SET plan_cache_mode = force_generic_plan;
 PREPARE sc_q(float8, float8) AS
   SELECT a.id AS a, b.id AS b FROM sc_small a JOIN sc_b b ON (a.v <-> b.v) * $1 <= $2;
 EXPLAIN (COSTS OFF) EXECUTE sc_q(0.7, 2.0999999999999996);
--- The prepared statement's rows against PostgreSQL's plan of the same query with the values.
-CREATE FUNCTION pg_temp.sc_prepared(k float8, c float8,
-    OUT rows_custom bigint, OUT rows_native bigint, OUT only_custom bigint, OUT only_native bigint)
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE format('CREATE TEMP TABLE sc_on AS EXECUTE sc_q(%L, %L)', k, c);
-  PERFORM set_config('simjoin.enable_customscan', 'off', true);
-  CREATE TEMP TABLE sc_off AS
-    SELECT a.id AS a, b.id AS b FROM sc_small a JOIN sc_b b ON (a.v <-> b.v) * k <= c;
-  PERFORM set_config('simjoin.enable_customscan', 'on', true);
-  SELECT count(*) INTO rows_custom FROM sc_on;
-  SELECT count(*) INTO rows_native FROM sc_off;
-  SELECT count(*) INTO only_custom FROM (SELECT * FROM sc_on EXCEPT ALL SELECT * FROM sc_off) d;
-  SELECT count(*) INTO only_native FROM (SELECT * FROM sc_off EXCEPT ALL SELECT * FROM sc_on) d;
-  DROP TABLE sc_on;
-  DROP TABLE sc_off;
-END $$;
+\i test/sql/include/customscan_prepared.sql
 SELECT k, c, r.* FROM (VALUES (0.7::float8, 2.0999999999999996::float8), (0.1, 0.5), (3, 9),
     (-1, 5), (0, 0), ('Infinity', 1e300), (NULL, 5), (2, NULL), (1, 'NaN')) t(k, c),
-  LATERAL pg_temp.sc_prepared(k, c) r;
+  LATERAL pg_temp.cs_compare_prepared(format('EXECUTE sc_q(%L, %L)', k, c),
+    format('SELECT a.id AS a, b.id AS b FROM sc_small a JOIN sc_b b ON (a.v <-> b.v) * %L <= %L',
+           k, c)) r;
 RESET plan_cache_mode;
 
 -- Rescans: the factor from the outer query, the join run once per outer row.

@@ -116,6 +116,11 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
                     RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form, double eps,
                     double* pairs);
 
+// ---- the plan (custom_scan_plan.cpp) ---------------------------------------------------------
+// PlanCustomPath of the SimilarityJoin path.
+Plan* plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path, List* tlist,
+                       List* clauses, List* custom_plans);
+
 // ---- executor (custom_scan_exec.cpp) --------------------------------------------------------
 extern CustomScanMethods scan_methods;
 void init_exec_methods();

@@ -106,17 +106,28 @@ const char* relation_names(PlannerInfo* root, Relids relids) {
   return names.data;
 }
 
-// The distance clause of the join, if one is taken. The hook sees each join twice (each input
-// as the outer one): the DEBUG1 lines of the clauses not taken come from the first call.
+// Whether a clause of the join decides which pairs match: for an outer or anti-join not one
+// pushed down from WHERE (those filter the join's rows, null-extended ones included).
+bool is_join_clause(RestrictInfo* rinfo, RelOptInfo* joinrel, JoinType jointype) {
+  return !IS_OUTER_JOIN(jointype) || !RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids);
+}
+
+// The distance clause of the join, if one is taken. The hook sees an inner join twice (each
+// input as the outer one): the DEBUG1 lines of the clauses not taken come from the first call.
 bool find_distance_clause(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
-                          RelOptInfo* innerrel, JoinPathExtraData* extra, Match* match) {
-  const bool report = message_level_is_interesting(DEBUG1) &&
-                      bms_next_member(outerrel->relids, -1) < bms_next_member(innerrel->relids, -1);
+                          RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra,
+                          Match* match) {
+  const bool report =
+      message_level_is_interesting(DEBUG1) &&
+      (jointype != JOIN_INNER ||
+       bms_next_member(outerrel->relids, -1) < bms_next_member(innerrel->relids, -1));
   List* reasons = NIL;
   ListCell* lc;
   foreach (lc, extra->restrictlist) {
     const char* reason = nullptr;
-    switch (match_clause(root, lfirst_node(RestrictInfo, lc), outerrel, innerrel, match, &reason)) {
+    RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
+    if (!is_join_clause(rinfo, joinrel, jointype)) continue;
+    switch (match_clause(root, rinfo, outerrel, innerrel, match, &reason)) {
       case ClauseMatch::Matched:
         return true;
       case ClauseMatch::Rejected:
@@ -132,23 +143,26 @@ bool find_distance_clause(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* ou
            relation_names(root, outerrel->relids), relation_names(root, innerrel->relids),
            static_cast<const char*>(lfirst(lc)));
   }
-  (void)joinrel;
   return false;
 }
 
 void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
-                              RelOptInfo* innerrel, JoinPathExtraData* extra) {
+                              RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra) {
   Path* outer_path = outerrel->cheapest_total_path;
   Path* inner_path = innerrel->cheapest_total_path;
   if (!outer_path || !inner_path) return;
 
   Match match;
-  if (!find_distance_clause(root, joinrel, outerrel, innerrel, extra, &match)) return;
+  if (!find_distance_clause(root, joinrel, outerrel, innerrel, jointype, extra, &match)) return;
   const char* unusable = nullptr;
   if (PATH_REQ_OUTER(outer_path) || PATH_REQ_OUTER(inner_path))
     unusable = "an input is parameterized by another relation";
   else if (!bms_is_empty(joinrel->lateral_relids))
     unusable = "the join reads a LATERAL reference";
+  else if (jointype != JOIN_INNER &&
+           (root->parse->commandType != CMD_SELECT || root->rowMarks != NIL))
+    // EvalPlanQual rechecks a pushed-down join as an inner join (recheck_scan_tuple).
+    unusable = "an outer, semi- or anti-join in a query that updates or locks rows";
   if (unusable) {
     elog(DEBUG1, "simjoin: join of %s with %s: the distance clause not taken: %s",
          relation_names(root, outerrel->relids), relation_names(root, innerrel->relids),
@@ -175,7 +189,7 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   // A self-join's key order clause (a.k < b.k on a unique column).
   KeyOrder key_order = KEY_ORDER_NONE;
   ListCell* lc;
-  foreach (lc, extra->restrictlist) {
+  foreach (lc, jointype == JOIN_INNER ? extra->restrictlist : NIL) {
     key_order = match_key_order(root, lfirst_node(RestrictInfo, lc), outerrel, innerrel);
     if (key_order != KEY_ORDER_NONE) break;
   }
@@ -192,7 +206,7 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
     if (rinfo->clause == match.clause) continue;
     BoxClause box;
     if (match.form.kind == KEY_CUBE && !rinfo->pseudoconstant &&
-        match_box_clause(rinfo->clause, match, &box)) {
+        is_join_clause(rinfo, joinrel, jointype) && match_box_clause(rinfo->clause, match, &box)) {
       if (exact)
         boxes = lappend(boxes, list_make4(box.clause, makeInteger(box.enlarged_side), box.r,
                                           box.n));
@@ -203,8 +217,9 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   // The path's rows: the sampled pairs times the other clauses' selectivity, so that the plan
   // above a chosen SimilarityJoin sees its size; the join relation itself keeps PostgreSQL's
   // estimate (the default 1/3 for  expr <= c), which this hook cannot change for other paths.
+  // (An outer, semi- or anti-join's rows: PostgreSQL's estimate.)
   double path_rows = joinrel->rows;
-  if (sampled)
+  if (sampled && jointype == JOIN_INNER)
     path_rows = clamp_row_est(
         pairs * clauselist_selectivity(root, other_clauses, 0, JOIN_INNER, extra->sjinfo));
 
@@ -230,6 +245,8 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   Cost run = (outer_path->total_cost - outer_path->startup_cost) + rows_o * per_row +
              candidates * (pair_cost_setting + qual_cost.per_tuple) +
              pairs * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
+  if (jointype == JOIN_LEFT || jointype == JOIN_ANTI)  // the outer rows without a match
+    run += rows_o * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
 
   CustomPath* cpath = makeNode(CustomPath);
   cpath->path.pathtype = T_CustomScan;
@@ -255,30 +272,28 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
                  boxes);
   cpath->custom_private = lappend(
       cpath->custom_private,
-      list_make3(makeInteger(match.radius_side), match.scale, makeInteger(key_order)));
+      list_make4(makeInteger(match.radius_side), match.scale, makeInteger(key_order),
+                 makeInteger(jointype)));
   cpath->methods = &path_methods;
   add_path(joinrel, &cpath->path);
 }
 
-// At DEBUG1, an outer, semi- or anti-join whose clauses hold a distance clause: not taken. (Each
-// such join is seen once with these join types; its mirror is JOIN_RIGHT, or unique-ified.)
+// At DEBUG1, a FULL join whose clauses hold a distance clause: not taken. (The other join types
+// the hook sees are taken, or mirrors of those: JOIN_RIGHT, unique-ified inputs.)
 void report_join_type(PlannerInfo* root, RelOptInfo* outerrel, RelOptInfo* innerrel,
                       JoinType jointype, JoinPathExtraData* extra) {
-  const char* name = jointype == JOIN_LEFT   ? "LEFT"
-                     : jointype == JOIN_FULL ? "FULL"
-                     : jointype == JOIN_SEMI ? "semi- (EXISTS, IN)"
-                     : jointype == JOIN_ANTI ? "anti- (NOT EXISTS)"
-                                             : nullptr;
-  if (!name || !message_level_is_interesting(DEBUG1)) return;
+  if (jointype != JOIN_FULL || !message_level_is_interesting(DEBUG1) ||
+      bms_next_member(outerrel->relids, -1) > bms_next_member(innerrel->relids, -1))
+    return;  // (a FULL join is seen from both sides)
   ListCell* lc;
   foreach (lc, extra->restrictlist) {
     Match match;
     const char* reason;
     if (match_clause(root, lfirst_node(RestrictInfo, lc), outerrel, innerrel, &match, &reason) ==
         ClauseMatch::Matched) {
-      elog(DEBUG1, "simjoin: join of %s with %s: the distance clause not taken: %s joins are not "
-           "supported", relation_names(root, outerrel->relids),
-           relation_names(root, innerrel->relids), name);
+      elog(DEBUG1, "simjoin: join of %s with %s: the distance clause not taken: FULL joins are "
+           "not supported", relation_names(root, outerrel->relids),
+           relation_names(root, innerrel->relids));
       return;
     }
   }
@@ -289,8 +304,13 @@ void join_pathlist_hook(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* oute
   if (prev_join_pathlist_hook)
     prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
   if (!enable_customscan) return;
-  if (jointype == JOIN_INNER)
-    cpp_guard([&] { add_similarity_join_path(root, joinrel, outerrel, innerrel, extra); });
+  // LEFT: the outer input's rows are kept; SEMI (EXISTS, IN) and ANTI (NOT EXISTS): the outer
+  // input's rows with a match and without one.
+  if (jointype == JOIN_INNER || jointype == JOIN_LEFT || jointype == JOIN_SEMI ||
+      jointype == JOIN_ANTI)
+    cpp_guard([&] {
+      add_similarity_join_path(root, joinrel, outerrel, innerrel, jointype, extra);
+    });
   else
     cpp_guard([&] { report_join_type(root, outerrel, innerrel, jointype, extra); });
 }

@@ -136,6 +136,7 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   Bitmapset* needed = nullptr;
   collect_index_vars(reinterpret_cast<Node*>(cscan->scan.plan.targetlist), &needed);
   collect_index_vars(reinterpret_cast<Node*>(engine_clauses), &needed);
+  collect_index_vars(static_cast<Node*>(list_nth(cscan->custom_exprs, EXPR_OTHER_QUAL)), &needed);
   if (node->ss.ps.ps_ProjInfo == nullptr) needed = bms_add_member(needed, 0);
   if (st->same_scan) {
     // The shared outer side uses the inner side's deformed values (share_inner_side): both
@@ -198,6 +199,22 @@ void begin_scan(CustomScanState* node, EState* estate, int eflags) {
 
 }  // namespace
 
+namespace {
+
+// A scan in which no pair can match (a NULL eps or factor, no inner row): an inner or semi-join
+// has no row, and the outer side is not read at all; LEFT and ANTI emit every outer row.
+void start_without_pairs(SimJoinState* st) {
+  if (!emits_unmatched(st)) {
+    st->finished = true;
+    return;
+  }
+  load_side(st, &st->outer, st->outer_ps, st->outer_key, false);
+  reset_matches(st);
+  st->phase = 3;  // no candidate: the unmatched outer rows follow
+}
+
+}  // namespace
+
 // A scan's start, at its first tuple: eps and the box clauses' r evaluated, the sides read,
 // put in space order and deformed, and the engine started on them.
 void start_scan(SimJoinState* st) {
@@ -207,7 +224,7 @@ void start_scan(SimJoinState* st) {
   ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
   ResetExprContext(econtext);
   if (!evaluate_scan_eps(st)) {  // a NULL eps or factor: no pair can match
-    st->finished = true;
+    start_without_pairs(st);
     return;
   }
   // A box clause with a NULL r or n is NULL on every pair: no engine pair passes it.
@@ -220,8 +237,8 @@ void start_scan(SimJoinState* st) {
     st->boxes[k].r_value = r_null ? 0.0 : DatumGetFloat8(r);
   }
   if (!st->inner.loaded) load_inner(st);
-  if (st->inner.n == 0) {  // nothing to join: the outer side is not read at all
-    st->finished = true;
+  if (st->inner.n == 0) {  // nothing to join
+    start_without_pairs(st);
     return;
   }
   st->outer_shared = st->same_scan && !st->all_wild && !st->inner.file;
@@ -229,6 +246,7 @@ void start_scan(SimJoinState* st) {
     load_side(st, &st->outer, st->outer_ps, st->outer_key, st->all_wild);
     if (st->inner.values_only && st->outer.n_wild > 0) reread_inner_with_tuples(st);
   }
+  reset_matches(st);
   st->bound = scan_bound(st);
   st->use_engine = !st->all_wild && !std::isnan(st->bound) && !boxes_null;
   const bool space_order = st->use_engine && !st->inner.file && !st->outer.file &&

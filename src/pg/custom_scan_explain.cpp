@@ -28,25 +28,42 @@ const char* device_name() {
   }
 }
 
-// The join's clauses (EXPR_QUAL), each column with its side as PostgreSQL shows a join's
-// clauses, and under ANALYZE the pairs they removed (in the place and form of a scan's Filter).
-void explain_clauses(CustomScanState* node, List* context, ExplainState* es) {
+// Clauses (one of the custom_exprs), each column with its side as PostgreSQL shows a join's
+// clauses, and under ANALYZE the rows they removed (nfiltered1 or nfiltered2), in the form of a
+// scan's Filter.
+void explain_qual(CustomScanState* node, List* context, int position, const char* label,
+                  bool second_count, ExplainState* es) {
   CustomScan* cscan = reinterpret_cast<CustomScan*>(node->ss.ps.plan);
-  List* quals = static_cast<List*>(list_nth(cscan->custom_exprs, EXPR_QUAL));
+  List* quals = static_cast<List*>(list_nth(cscan->custom_exprs, position));
   if (quals == NIL) return;
-  ExplainPropertyText("Filter",
+  ExplainPropertyText(label,
                       deparse_expression(reinterpret_cast<Node*>(make_ands_explicit(quals)),
                                          context, true, false),
                       es);
   Instrumentation* instrument = node->ss.ps.instrument;
   if (!es->analyze || !instrument) return;
-  const double removed = instrument->nloops > 0 ? instrument->nfiltered1 / instrument->nloops : 0;
+  const double filtered = second_count ? instrument->nfiltered2 : instrument->nfiltered1;
+  const double removed = instrument->nloops > 0 ? filtered / instrument->nloops : 0;
   if (removed > 0 || es->format != EXPLAIN_FORMAT_TEXT)
-    ExplainPropertyFloat("Rows Removed by Filter", nullptr, removed, 0, es);
+    ExplainPropertyFloat(psprintf("Rows Removed by %s", label), nullptr, removed, 0, es);
+}
+
+// The join's clauses: an inner join's as a Filter (the scan's rows are the join's pairs), an
+// outer, semi- or anti-join's as PostgreSQL shows them (Join Filter; Filter: pushed down).
+void explain_clauses(CustomScanState* node, List* context, ExplainState* es) {
+  const bool inner = reinterpret_cast<SimJoinState*>(node)->form_state->join_type == JOIN_INNER;
+  explain_qual(node, context, EXPR_QUAL, inner ? "Filter" : "Join Filter", false, es);
+  explain_qual(node, context, EXPR_OTHER_QUAL, "Filter", true, es);
 }
 
 // The forms beyond  dist(x, y) <= eps  (custom_scan_form_state.h), where the plan has them.
 void explain_forms(const FormState* fs, ExplainState* es) {
+  if (fs->join_type != JOIN_INNER)
+    ExplainPropertyText("Join Type",
+                        fs->join_type == JOIN_LEFT   ? "Left"
+                        : fs->join_type == JOIN_SEMI ? "Semi"
+                                                     : "Anti",
+                        es);
   if (fs->radius_side >= 0)
     ExplainPropertyText("Eps Per Row", fs->radius_side == 0 ? "outer" : "inner", es);
   if (fs->n_scale > 0) ExplainPropertyText("Distance Arithmetic", "inverted into the bound", es);

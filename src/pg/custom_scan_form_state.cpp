@@ -11,6 +11,7 @@ extern "C" {
 }
 
 #include <cmath>
+#include <cstring>
 
 namespace simjoin::pg::cs {
 
@@ -34,6 +35,7 @@ FormState* create_form_state(List* priv) {
   for (int k = 0; k < fs->n_scale; ++k)
     fs->scale[k].op = static_cast<ScaleOp>(private_int(priv, first_op + k));
   fs->max_radius = -HUGE_VAL;
+  fs->join_type = private_int(priv, PRIV_JOIN_TYPE);
   return fs;
 }
 
@@ -45,6 +47,8 @@ void begin_form_state(SimJoinState* st, CustomScan* cscan) {
     fs->scale[k].factor = ExecInitExpr(factor, &st->css.ss.ps);
     fs->scale[k].factor_is_float4 = exprType(reinterpret_cast<Node*>(factor)) == FLOAT4OID;
   }
+  fs->other_qual = ExecInitQual(
+      static_cast<List*>(list_nth(cscan->custom_exprs, EXPR_OTHER_QUAL)), &st->css.ss.ps);
   if (fs->radius_side >= 0) {
     // Evaluated on the side's child tuples, as its key: the inner side's columns follow the
     // outer side's in the scan tuple.
@@ -116,6 +120,30 @@ int radius_row_status(SimJoinState* st, const Side* side, TupleTableSlot* slot, 
   if (!std::isfinite(radius) || (st->form.dwithin && radius < 0)) return KEY_WILD;
   if (status == KEY_OK && radius > fs->max_radius) fs->max_radius = radius;
   return status;
+}
+
+bool emits_unmatched(const SimJoinState* st) {
+  return st->form_state->join_type == JOIN_LEFT || st->form_state->join_type == JOIN_ANTI;
+}
+
+void reset_matches(SimJoinState* st) {
+  FormState* fs = st->form_state;
+  fs->next_unmatched = 0;
+  if (fs->join_type == JOIN_INNER) return;
+  ensure_capacity(st->arrays_mcxt, &fs->matched, &fs->matched_cap, Max(st->outer.n, 1));
+  memset(fs->matched, 0, st->outer.n);
+}
+
+bool emits_match(SimJoinState* st, uint32 outer_row, ExprContext* econtext) {
+  FormState* fs = st->form_state;
+  if (fs->join_type == JOIN_INNER) return true;
+  fs->matched[outer_row] = 1;
+  if (fs->join_type == JOIN_ANTI) return false;
+  if (fs->join_type == JOIN_LEFT && fs->other_qual && !ExecQual(fs->other_qual, econtext)) {
+    InstrCountFiltered2(&st->css.ss, 1);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace simjoin::pg::cs

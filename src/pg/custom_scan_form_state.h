@@ -55,6 +55,15 @@ struct FormState {
   uint32 mirror_outer;
   uint32 mirror_inner;
 
+  // An outer, semi- or anti-join (PRIV_JOIN_TYPE): which outer rows have a match; after the
+  // pairs, LEFT emits the outer rows without one null-extended, ANTI only those. SEMI and ANTI
+  // skip the candidates of an outer row that has its match.
+  int join_type;
+  ExprState* other_qual;  // an outer or anti-join's clauses pushed down from WHERE (or nullptr)
+  uint8* matched;         // per outer row
+  uint32 matched_cap;
+  uint32 next_unmatched;  // the next outer row the unmatched phase looks at
+
   // Errors: the rows of each side, and those of the pair being checked (custom_scan_errors.cpp).
   RowNaming naming[2];
   TupleTableSlot* error_rows[2];  // the rows an error names now (nullptr: none)
@@ -76,6 +85,20 @@ double scan_bound(SimJoinState* st);
 int radius_row_status(SimJoinState* st, const Side* side, TupleTableSlot* slot, int status);
 // Whether rows of `side` carry the radius (its largest value is reset when the side is read).
 bool reads_radius(const SimJoinState* st, const Side* side);
+// Whether the join emits the outer rows without a match (LEFT, ANTI): the outer side keeps
+// every row, a row without a key too.
+bool emits_unmatched(const SimJoinState* st);
+// The outer side read: no outer row has a match yet.
+void reset_matches(SimJoinState* st);
+// SEMI, ANTI: whether the outer row has its match already (its other candidates are skipped).
+inline bool has_match(const SimJoinState* st, uint32 outer_row) {
+  const FormState* fs = st->form_state;
+  return (fs->join_type == JOIN_SEMI || fs->join_type == JOIN_ANTI) && fs->matched[outer_row];
+}
+// A pair that passed the join's clauses (in the scan tuple): records the outer row's match and
+// tells whether the pair is a row of the join (ANTI: never; LEFT: if it passes the clauses
+// pushed down from WHERE).
+bool emits_match(SimJoinState* st, uint32 outer_row, ExprContext* econtext);
 
 // ---- custom_scan_errors.cpp ------------------------------------------------------------------
 void begin_row_naming(SimJoinState* st, CustomScan* cscan);

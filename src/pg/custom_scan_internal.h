@@ -141,6 +141,7 @@ enum PrivateIndex {
   PRIV_RADIUS_SIDE,    // -1: eps is one value per scan; 0 / 1: the outer / inner row's radius
   PRIV_SCALE_COUNT,    // monotone operations on the distance (custom_scan_match.h: Match::scale)
   PRIV_KEY_ORDER,      // a self-join's key order clause (custom_scan_match.h: KeyOrder)
+  PRIV_JOIN_TYPE,      // JOIN_INNER, JOIN_LEFT (the outer rows kept), JOIN_SEMI or JOIN_ANTI
   // The rows named in errors (custom_scan_errors.cpp), per side: the table a scan child reads
   // (InvalidOid: another plan), the unique column naming its rows and its position in the
   // child's tuple (0 and -1: none).
@@ -153,9 +154,17 @@ enum PrivateIndex {
   PRIV_COUNT  // then per box clause: position in the qual, and 0 if the outer key is enlarged
               // (1: the inner key); then per operation on the distance its ScaleOp
 };
-// Positions in custom_exprs (EXPR_QUAL: the list of the join's clauses, the scan's qual); then
-// per box clause its r and n (EXPR_BOX_FIRST + 2k, + 2k + 1), then per operation on the distance
-// its factor.
-enum ExprIndex { EXPR_OUTER_KEY = 0, EXPR_INNER_KEY, EXPR_EPS, EXPR_QUAL, EXPR_BOX_FIRST };
+// Positions in custom_exprs (EXPR_QUAL: the list of the join's clauses, which decide the pairs;
+// EXPR_OTHER_QUAL: those of an outer or anti-join pushed down from WHERE, which filter its rows);
+// then per box clause its r and n (EXPR_BOX_FIRST + 2k, + 2k + 1), then per operation on the
+// distance its factor.
+enum ExprIndex {
+  EXPR_OUTER_KEY = 0,
+  EXPR_INNER_KEY,
+  EXPR_EPS,
+  EXPR_QUAL,
+  EXPR_OTHER_QUAL,
+  EXPR_BOX_FIRST
+};
 
 }  // namespace simjoin::pg::cs

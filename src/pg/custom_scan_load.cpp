@@ -56,6 +56,7 @@ int evaluate_key(SimJoinState* st, ExprState* key, TupleTableSlot* slot) {
 // executor then reads it again with its tuples (reread_inner_with_tuples).
 bool values_only_side(const SimJoinState* st, const Side* side, PlanState* child, bool force_wild) {
   if (force_wild || st->all_wild) return false;
+  if (side == &st->outer && emits_unmatched(st)) return false;  // its rows are emitted alone
   if (side == &st->outer ? st->inner.n_wild > 0 || st->ref.dim <= 0
                          : !st->inner_rereadable || st->inner_needs_tuples)
     return false;
@@ -113,7 +114,10 @@ bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, b
     int status = evaluate_key(st, key, slot);
     if (status != kNullKey) status = radius_row_status(st, side, slot, status);
     pop_error_rows(st);
-    if (status == kNullKey) continue;  // never satisfies a strict distance (nor a NULL radius)
+    if (status == kNullKey) {  // never satisfies a strict distance (nor a NULL radius)
+      if (side == &st->outer && emits_unmatched(st)) store_tuple(st, side, slot);  // emitted alone
+      continue;
+    }
     const uint32 row = side->n;
     if (force_wild) status = KEY_WILD;
     if (status == KEY_WILD && side->values_only && side == &st->inner) return false;

@@ -192,6 +192,31 @@ TupleTableSlot* project_engine_pair(SimJoinState* st, uint32 outer_point, uint32
   return ExecStoreVirtualTuple(result);
 }
 
+// LEFT and ANTI, once the pairs are done: the next outer row without a match, its inner columns
+// NULL, that passes the clauses pushed down from WHERE (nullptr: none left).
+TupleTableSlot* next_unmatched_row(SimJoinState* st) {
+  FormState* fs = st->form_state;
+  if (!emits_unmatched(st)) return nullptr;
+  ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
+  TupleTableSlot* scan = st->css.ss.ss_ScanTupleSlot;
+  while (fs->next_unmatched < st->outer.n) {
+    const uint32 row = fs->next_unmatched++;
+    if (fs->matched[row]) continue;
+    CHECK_FOR_INTERRUPTS();
+    ResetExprContext(econtext);
+    hold_row(st, &st->outer, st->outer_slot, row);
+    ExecClearTuple(scan);
+    std::memcpy(scan->tts_values, st->outer_slot->tts_values, sizeof(Datum) * st->outer_columns);
+    std::memcpy(scan->tts_isnull, st->outer_slot->tts_isnull, sizeof(bool) * st->outer_columns);
+    for (int c = 0; c < st->inner_columns; ++c) scan->tts_isnull[st->outer_columns + c] = true;
+    ExecStoreVirtualTuple(scan);
+    econtext->ecxt_scantuple = scan;
+    if (!fs->other_qual || ExecQual(fs->other_qual, econtext)) return scan;
+    InstrCountFiltered2(&st->css.ss, 1);
+  }
+  return nullptr;
+}
+
 // Pairs ahead in the batch whose points fast_scan fetches into the cache while it checks the
 // current pair (the engine reports pairs cell by cell, not in memory order).
 constexpr size_t kPrefetchPairs = 8;
@@ -210,10 +235,17 @@ TupleTableSlot* next_scan_tuple(ScanState* node) {
     if (st->finished) return nullptr;
     uint32 outer_row, inner_row;
     if (!next_candidate(st, &outer_row, &inner_row)) {
+      TupleTableSlot* unmatched = next_unmatched_row(st);
+      if (unmatched) return unmatched;
       st->finished = true;
       return nullptr;
     }
     const bool engine_pair = st->phase == 0;
+    // the outer row (an engine pair holds points), for an outer, semi- or anti-join's matches
+    const uint32 outer_index = engine_pair && st->form_state->join_type != JOIN_INNER
+                                   ? st->outer.point_row[outer_row]
+                                   : outer_row;
+    if (has_match(st, outer_index)) continue;
     bool passed = false;
     TupleTableSlot* slot = nullptr;
     if (!engine_pair || boxes_pass(st, outer_row, inner_row)) {
@@ -229,8 +261,8 @@ TupleTableSlot* next_scan_tuple(ScanState* node) {
       st->form_state->mirror_pending =
           !passed || st->form_state->key_order == KEY_ORDER_BOTH_WAYS;
     }
-    if (passed) return slot;
-    InstrCountFiltered1(node, 1);
+    if (passed && emits_match(st, outer_index, econtext)) return slot;
+    if (!passed) InstrCountFiltered1(node, 1);
     ResetExprContext(econtext);
   }
 }
@@ -244,6 +276,7 @@ TupleTableSlot* fast_scan(SimJoinState* st) {
   ScanState* node = &st->css.ss;
   ProjectionInfo* projection = node->ps.ps_ProjInfo;
   while (st->phase == 0 && st->batch_pos < st->batch.size && st->engine_qual == nullptr &&
+         st->form_state->join_type == JOIN_INNER &&
          (projection == nullptr || st->direct_project)) {
     CHECK_FOR_INTERRUPTS();
     const uint32 outer_point = st->batch.left[st->batch_pos];

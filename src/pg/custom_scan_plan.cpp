@@ -56,6 +56,27 @@ bool same_scan(PlannerInfo* root, Plan* outer_plan, Plan* inner_plan, Expr* oute
          equal(as_outer(inner_key), outer_key);
 }
 
+// Clauses sorted by per-tuple cost, stably (order_qual_clauses is static in createplan.c).
+List* clauses_by_cost(PlannerInfo* root, List* clauses) {
+  struct Item {
+    Expr* clause;
+    Cost cost;
+  };
+  Item* items = static_cast<Item*>(palloc(sizeof(Item) * Max(list_length(clauses), 1)));
+  int n = 0;
+  ListCell* lc;
+  foreach (lc, clauses) {
+    QualCost cost;
+    cost_qual_eval_node(&cost, static_cast<Node*>(lfirst(lc)), root);
+    items[n++] = Item{static_cast<Expr*>(lfirst(lc)), cost.per_tuple};
+  }
+  for (int i = 1; i < n; ++i)  // insertion sort: stable, and lists are short
+    for (int j = i; j > 0 && items[j].cost < items[j - 1].cost; --j) std::swap(items[j], items[j - 1]);
+  List* sorted = NIL;
+  for (int i = 0; i < n; ++i) sorted = lappend(sorted, items[i].clause);
+  return sorted;
+}
+
 // The rows of a child named in errors (PRIV_OUTER_TABLE ...): the table a scan of a table
 // reads, and a column of a unique, immediate, non-partial single-column index that the child
 // returns, with its position in the child's tuple.
@@ -115,46 +136,46 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   List* forms = static_cast<List*>(list_nth(best_path->custom_private, 5));
   const int radius_side = intVal(linitial(forms));
   List* scale = static_cast<List*>(lsecond(forms));
+  const JoinType jointype = static_cast<JoinType>(intVal(lfourth(forms)));
   Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
   Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
 
   CustomScan* cscan = makeNode(CustomScan);
   cscan->scan.plan.targetlist = tlist;
-  // The qual (EXPR_QUAL) holds every clause of the join, in cost order: the executor checks all
-  // of them on each candidate pair, except, where the engine is exact, the distance clause on the
-  // engine's own pairs (PRIV_DISTANCE_QUAL: its position in the qual, which setrefs keeps).
-  // (order_qual_clauses is static in createplan.c: a stable sort by per-tuple cost here.)
-  const int nquals = list_length(restrictlist);
-  struct Item {
-    Expr* clause;
-    Cost cost;
-  };
-  Item* items = static_cast<Item*>(palloc(sizeof(Item) * Max(nquals, 1)));
-  int n = 0;
+  // The join's clauses (EXPR_QUAL), in cost order: the executor checks all of them on each
+  // candidate pair, except, where the engine is exact, the distance clause on the engine's own
+  // pairs (PRIV_DISTANCE_QUAL: its position in the qual, which setrefs keeps). An outer or
+  // anti-join's clauses pushed down from WHERE filter its rows instead (EXPR_OTHER_QUAL).
+  List* join_clauses = NIL;
+  List* other_clauses = NIL;
   ListCell* lc;
   foreach (lc, restrictlist) {
     RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
-    QualCost cost;
-    cost_qual_eval_node(&cost, reinterpret_cast<Node*>(rinfo->clause), root);
-    items[n++] = Item{rinfo->clause, cost.per_tuple};
+    const bool pushed_down =
+        IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, best_path->path.parent->relids);
+    if (pushed_down)
+      other_clauses = lappend(other_clauses, rinfo->clause);
+    else
+      join_clauses = lappend(join_clauses, rinfo->clause);
   }
-  for (int i = 1; i < n; ++i)  // insertion sort: stable, and lists are short
-    for (int j = i; j > 0 && items[j].cost < items[j - 1].cost; --j) std::swap(items[j], items[j - 1]);
-  List* quals = NIL;
-  for (int i = 0; i < n; ++i) quals = lappend(quals, items[i].clause);
+  List* quals = clauses_by_cost(root, join_clauses);
   auto qual_position = [&](Expr* clause) {  // -1: not in the qual
-    for (int i = 0; i < n; ++i)
-      if (items[i].clause == clause) return i;
+    int position = 0;
+    foreach (lc, quals) {
+      if (lfirst(lc) == clause) return position;
+      ++position;
+    }
     return -1;
   };
   const int distance_index = exact ? qual_position(distance_clause) : -1;
-  // In custom_exprs rather than the plan's qual: the executor checks it itself, and EXPLAIN
-  // shows it with each column's side (explain_scan), as PostgreSQL shows a join's clauses.
+  // In custom_exprs rather than the plan's qual: the executor checks them itself, and EXPLAIN
+  // shows them with each column's side (explain_scan), as PostgreSQL shows a join's clauses.
   cscan->scan.plan.qual = NIL;
   cscan->scan.scanrelid = 0;
   cscan->flags = best_path->flags;
   cscan->custom_plans = custom_plans;
   cscan->custom_exprs = lappend(static_cast<List*>(copyObjectImpl(exprs)), quals);
+  cscan->custom_exprs = lappend(cscan->custom_exprs, clauses_by_cost(root, other_clauses));
   // The box clauses decided natively: their positions in the qual, sides, and r and n.
   List* box_private = NIL;
   foreach (lc, boxes) {
@@ -182,8 +203,9 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
                                                      resno++, nullptr, false));
   }
   cscan->custom_scan_tlist = scan_tlist;
-  // A per-row radius is read while its side is loaded: the outer side cannot borrow the inner's.
-  const bool shared = radius_side < 0 && same_scan(root, outer_plan, inner_plan,
+  // A per-row radius is read while its side is loaded, an outer or anti-join keeps the outer
+  // rows without a key: the outer side cannot borrow the inner's.
+  const bool shared = radius_side < 0 && jointype == JOIN_INNER && same_scan(root, outer_plan, inner_plan,
                                                   static_cast<Expr*>(linitial(exprs)),
                                                   static_cast<Expr*>(lsecond(exprs)));
   // The key order of a self-join applies where the outer side is the inner side's rows.
@@ -198,6 +220,7 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   priv = lappend(priv, makeInteger(radius_side));
   priv = lappend(priv, makeInteger(list_length(scale)));
   priv = lappend(priv, makeInteger(key_order));
+  priv = lappend(priv, makeInteger(jointype));
   priv = list_concat(priv, row_id_private(root, outer_plan));
   priv = list_concat(priv, row_id_private(root, inner_plan));
   priv = list_concat(priv, box_private);

@@ -56,11 +56,12 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM msg_a a JOIN msg_b b
   ON a.embedding <#> b.embedding <= 0.5;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM msg_a a JOIN msg_b b
   ON a.embedding <-> (b.embedding || a.x) <= 0.5;
--- joins of other types
-EXPLAIN (COSTS OFF) SELECT a.id, count(b.id) FROM msg_a a LEFT JOIN msg_b b
-  ON a.embedding <-> b.embedding <= 0.5 GROUP BY a.id;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM msg_a a WHERE NOT EXISTS
-  (SELECT FROM msg_b b WHERE a.embedding <-> b.embedding <= 0.5);
+-- a FULL join (which PostgreSQL cannot run on a distance either); an outer join where rows
+-- are locked (LEFT joins are taken otherwise)
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM msg_a a FULL JOIN msg_b b
+  ON a.embedding <-> b.embedding <= 0.5;
+EXPLAIN (COSTS OFF) SELECT a.id FROM msg_a a LEFT JOIN msg_b b
+  ON a.embedding <-> b.embedding <= 0.5 FOR UPDATE OF a;
 -- taken (keys that are expressions, a second distance clause): no line
 EXPLAIN (COSTS OFF) SELECT count(*) FROM msg_a a JOIN msg_b b
   ON point(a.x, a.id) <-> point(b.x, b.id) <= 2;

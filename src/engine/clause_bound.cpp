@@ -32,4 +32,28 @@ double widened_bound(double eps, int dim, bool float32, bool cosine) {
   return eps * (1.0 + 1e-10 + (d + 8) * 4e-16) + 1e-150;
 }
 
+double inverse_bound(double c, ScaleOp op, double k) {
+  if (std::isnan(c) || !std::isfinite(k)) return std::nan("");
+  if ((op == ScaleOp::Multiply || op == ScaleOp::Divide) && !(k > 0)) return std::nan("");
+  const double above = std::nextafter(c, HUGE_VAL);  // x op k < above (real arithmetic)
+  double inverse = 0;
+  switch (op) {
+    case ScaleOp::Multiply:
+      inverse = above / k;
+      break;
+    case ScaleOp::Divide:
+      inverse = above * k;
+      break;
+    case ScaleOp::Add:
+      inverse = above - k;
+      break;
+    case ScaleOp::Subtract:
+      inverse = above + k;
+      break;
+  }
+  // No x at or above the real inverse r passes, and every double x below r is at most r's
+  // nearest double (else x would be nearer to r): rounding r to nearest keeps them all.
+  return inverse;
+}
+
 }  // namespace simjoin

@@ -19,4 +19,17 @@ double exact_bound(double eps, bool strict);
 // engine run is needed (nothing can match).
 double widened_bound(double eps, int dim, bool float32, bool cosine);
 
+// Monotone arithmetic on the distance, as in  d * k <= c  or  (d + s) / k <= c: one operation
+// increasing in x (Multiply and Divide by k > 0, Add and Subtract s, all finite).
+enum class ScaleOp { Multiply, Divide, Add, Subtract };
+
+// The bound on x implied by  fl(x op k) <= c  in double arithmetic (fl: the operation rounded to
+// nearest, as PostgreSQL's float8 operators compute it): every double x with fl(x op k) <= c, and
+// so with fl(x op k) < c, is at most the result. Rounding to nearest is monotone, so
+// fl(x op k) <= c implies x op k < the next double above c, so x is below that mapped back
+// through the inverse operation (a real r); r rounded to nearest is at least every double below
+// r. Applied outermost operation first, it turns  f(d) <= c  into  d <= bound. NaN when nothing
+// can be derived (c NaN, k not valid for op): the caller checks every pair.
+double inverse_bound(double c, ScaleOp op, double k);
+
 }  // namespace simjoin

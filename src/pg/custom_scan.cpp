@@ -1,18 +1,20 @@
-// The SimilarityJoin custom scan provider (issue 4): the join path hook, costing and the plan.
+// The SimilarityJoin custom scan provider (issue 4): the join path hook and costing.
 //
-// For an inner join whose restriction list holds  dist(x, y) <= c  (or < c, c >= dist, c > dist,
-// or PostGIS ST_DWithin(x, y, c)), x from one input and y from the other, c free of Vars, the
+// For an inner join whose restriction list holds a distance clause (custom_scan_match.h:
+// f(dist(x, y)) <= c, < c, c >= f(dist), c > f(dist), or PostGIS ST_DWithin(x, y, c), f monotone
+// arithmetic, x from one input and y from the other, c free of Vars or one side's radius), the
 // hook offers a CustomPath "SimilarityJoin" next to PostgreSQL's own paths, costed from a sampled
-// estimate of the result size. The plan keeps every clause of the join in its qual: the executor
-// (custom_scan_exec.cpp) produces candidate pairs with the engine and checks each with those
-// clauses, so the rows are exactly those of PostgreSQL's own plans. For simjoin's own distances
-// (and cube's and PostGIS's where their arithmetic probe passes: engine_is_exact) the engine's
-// pairs are exactly those the distance clause accepts, and only the other clauses are checked on
-// them (the plan records the distance clause's position in the qual); cube's box clauses on the
-// same keys are then decided natively too (their positions, sides, r and n in the plan).
+// estimate of the result size. The plan (custom_scan_plan.cpp) keeps every clause of the join:
+// the executor (custom_scan_exec.cpp) produces candidate pairs with the engine and checks each
+// with those clauses, so the rows are exactly those of PostgreSQL's own plans. For simjoin's own
+// distances compared with one eps (and cube's and PostGIS's where their arithmetic probe passes:
+// engine_is_exact) the engine's pairs are exactly those the distance clause accepts, and only the
+// other clauses are checked on them; cube's box clauses on the same keys are then decided
+// natively too. At DEBUG1 the hook says why a clause computing a distance between the two inputs
+// is not taken.
 #include "custom_scan.h"
 
-#include "custom_scan_internal.h"
+#include "custom_scan_match.h"
 #include "pg_guard.h"
 
 extern "C" {
@@ -52,178 +54,16 @@ namespace {
 
 set_join_pathlist_hook_type prev_join_pathlist_hook = nullptr;
 
-Plan* plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path, List* tlist,
-                       List* clauses, List* custom_plans);
-
 CustomPathMethods path_methods = {
     "SimilarityJoin",
     plan_custom_path,
     nullptr,
 };
 
-// A float comparison operator of pg_catalog: returns +1 for < and <= (distance on the left), -1
-// for > and >= (distance on the right), 0 otherwise. *strict: the operator is < or >.
-int comparison_direction(Oid opno, bool* strict) {
-  HeapTuple tuple = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
-  if (!HeapTupleIsValid(tuple)) return 0;
-  const Form_pg_operator op = reinterpret_cast<Form_pg_operator>(GETSTRUCT(tuple));
-  int direction = 0;
-  const bool float_args = (op->oprleft == FLOAT8OID || op->oprleft == FLOAT4OID) &&
-                          (op->oprright == FLOAT8OID || op->oprright == FLOAT4OID);
-  if (op->oprnamespace == PG_CATALOG_NAMESPACE && float_args && op->oprresult == BOOLOID) {
-    const char* name = NameStr(op->oprname);
-    if (strcmp(name, "<") == 0 || strcmp(name, "<=") == 0)
-      direction = 1;
-    else if (strcmp(name, ">") == 0 || strcmp(name, ">=") == 0)
-      direction = -1;
-    *strict = strcmp(name, "<") == 0 || strcmp(name, ">") == 0;
-  }
-  ReleaseSysCache(tuple);
-  return direction;
-}
-
-// A bound expression: no Vars of this query level, nothing volatile, no sub-selects.
-bool is_bound_expression(Node* node) {
-  return node != nullptr && !contain_var_clause(node) && !contain_volatile_functions(node) &&
-         !contain_subplans(node) && !contain_agg_clause(node) && !contain_window_function(node);
-}
-
-// A key expression of one input: Vars of that input only, nothing volatile.
-bool is_key_of(PlannerInfo* root, Node* key, Relids side) {
-  Relids relids = pull_varnos(root, key);
-  return !bms_is_empty(relids) && bms_is_subset(relids, side) &&
-         !contain_volatile_functions(key) && !contain_subplans(key);
-}
-
-struct Match {
-  FormInfo form;
-  Expr* outer_key;
-  Expr* inner_key;
-  Expr* eps;
-  Expr* clause;  // the distance clause itself
-  bool strict;   // dist < eps (or eps > dist)
-};
-
-// Whether `call` (function funcid on args) is a recognized distance between the two inputs.
-bool match_distance_call(PlannerInfo* root, Oid funcid, List* args, RelOptInfo* outerrel,
-                         RelOptInfo* innerrel, bool want_dwithin, Match* m) {
-  FormInfo form;
-  if (!lookup_distance_function(funcid, &form) || form.dwithin != want_dwithin) return false;
-  if (list_length(args) != (want_dwithin ? 3 : 2)) return false;
-  if (!func_strict(funcid)) return false;
-  Node* x = static_cast<Node*>(linitial(args));
-  Node* y = static_cast<Node*>(lsecond(args));
-  if (is_key_of(root, x, outerrel->relids) && is_key_of(root, y, innerrel->relids)) {
-    m->outer_key = reinterpret_cast<Expr*>(x);
-    m->inner_key = reinterpret_cast<Expr*>(y);
-  } else if (is_key_of(root, y, outerrel->relids) && is_key_of(root, x, innerrel->relids)) {
-    m->outer_key = reinterpret_cast<Expr*>(y);
-    m->inner_key = reinterpret_cast<Expr*>(x);
-  } else {
-    return false;
-  }
-  m->form = form;
-  return true;
-}
-
-bool match_distance_expr(PlannerInfo* root, Node* node, RelOptInfo* outerrel,
-                         RelOptInfo* innerrel, Match* m) {
-  if (IsA(node, OpExpr)) {
-    OpExpr* op = reinterpret_cast<OpExpr*>(node);
-    return match_distance_call(root, get_opcode(op->opno), op->args, outerrel, innerrel, false,
-                               m);
-  }
-  if (IsA(node, FuncExpr)) {
-    FuncExpr* fn = reinterpret_cast<FuncExpr*>(node);
-    return match_distance_call(root, fn->funcid, fn->args, outerrel, innerrel, false, m);
-  }
-  return false;
-}
-
-bool match_clause(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* outerrel,
-                  RelOptInfo* innerrel, Match* m) {
-  if (rinfo->pseudoconstant) return false;
-  Node* clause = reinterpret_cast<Node*>(rinfo->clause);
-  if (IsA(clause, OpExpr)) {
-    OpExpr* op = reinterpret_cast<OpExpr*>(clause);
-    if (list_length(op->args) != 2) return false;
-    bool strict = false;
-    const int direction = comparison_direction(op->opno, &strict);
-    if (direction == 0) return false;
-    Node* dist = static_cast<Node*>(direction > 0 ? linitial(op->args) : lsecond(op->args));
-    Node* bound = static_cast<Node*>(direction > 0 ? lsecond(op->args) : linitial(op->args));
-    if (!is_bound_expression(bound)) return false;
-    if (!match_distance_expr(root, dist, outerrel, innerrel, m)) return false;
-    m->eps = reinterpret_cast<Expr*>(bound);
-    m->clause = rinfo->clause;
-    m->strict = strict;
-    return true;
-  }
-  if (IsA(clause, FuncExpr)) {
-    FuncExpr* fn = reinterpret_cast<FuncExpr*>(clause);
-    if (fn->funcresulttype != BOOLOID) return false;
-    if (!match_distance_call(root, fn->funcid, fn->args, outerrel, innerrel, true, m))
-      return false;
-    Node* bound = static_cast<Node*>(lthird(fn->args));
-    if (!is_bound_expression(bound)) return false;
-    m->eps = reinterpret_cast<Expr*>(bound);
-    m->clause = rinfo->clause;
-    m->strict = false;
-    return true;
-  }
-  return false;
-}
-
-// contrib cube's box clause: cube_enlarge(x, r, n) @> y or y <@ cube_enlarge(x, r, n) (the
-// operators, or cube_contains / cube_contained called by name), x one key of the distance clause
-// and y the other, r and n free of Vars. enlarged_side: 0 when x is the outer key.
-struct BoxClause {
-  Expr* clause;
-  int enlarged_side;
-  Expr* r;
-  Expr* n;
-};
-
-bool match_box_clause(Expr* clause, const Match& m, BoxClause* box) {
-  Oid funcid;
-  List* args;
-  if (IsA(clause, OpExpr)) {
-    funcid = get_opcode(reinterpret_cast<OpExpr*>(clause)->opno);
-    args = reinterpret_cast<OpExpr*>(clause)->args;
-  } else if (IsA(clause, FuncExpr)) {
-    funcid = reinterpret_cast<FuncExpr*>(clause)->funcid;
-    args = reinterpret_cast<FuncExpr*>(clause)->args;
-  } else {
-    return false;
-  }
-  if (list_length(args) != 2) return false;
-  const CubeBoxRole role = cube_box_role(funcid);
-  if (role != CUBE_BOX_CONTAINS && role != CUBE_BOX_CONTAINED) return false;
-  Node* container = static_cast<Node*>(role == CUBE_BOX_CONTAINS ? linitial(args) : lsecond(args));
-  Node* contained = static_cast<Node*>(role == CUBE_BOX_CONTAINS ? lsecond(args) : linitial(args));
-  if (!IsA(container, FuncExpr)) return false;
-  FuncExpr* enlarge = reinterpret_cast<FuncExpr*>(container);
-  if (cube_box_role(enlarge->funcid) != CUBE_BOX_ENLARGE || list_length(enlarge->args) != 3)
-    return false;
-  Node* x = static_cast<Node*>(linitial(enlarge->args));
-  Node* r = static_cast<Node*>(lsecond(enlarge->args));
-  Node* n = static_cast<Node*>(lthird(enlarge->args));
-  if (!is_bound_expression(r) || !is_bound_expression(n)) return false;
-  if (equal(x, m.outer_key) && equal(contained, m.inner_key))
-    box->enlarged_side = 0;
-  else if (equal(x, m.inner_key) && equal(contained, m.outer_key))
-    box->enlarged_side = 1;
-  else
-    return false;
-  box->clause = clause;
-  box->r = reinterpret_cast<Expr*>(r);
-  box->n = reinterpret_cast<Expr*>(n);
-  return true;
-}
-
-// The eps value known at planning time (a Const, or a Param with a bound value in a custom plan).
-bool planning_eps(PlannerInfo* root, Expr* eps, double* value, bool* is_null) {
-  Node* folded = estimate_expression_value(root, reinterpret_cast<Node*>(eps));
+// The value of a constant-per-scan expression known at planning time (a Const, or a Param with
+// a bound value in a custom plan). false: unknown.
+bool planning_value(PlannerInfo* root, Expr* expr, double* value, bool* is_null) {
+  Node* folded = estimate_expression_value(root, reinterpret_cast<Node*>(expr));
   if (!IsA(folded, Const)) return false;
   Const* c = reinterpret_cast<Const*>(folded);
   *is_null = c->constisnull;
@@ -237,32 +77,105 @@ bool planning_eps(PlannerInfo* root, Expr* eps, double* value, bool* is_null) {
   return true;
 }
 
+// The bound on the distance itself known at planning time: eps, through the inverse of the
+// arithmetic on the distance (inverse_bound). false: unknown (a per-row bound, a parameter).
+bool planning_eps(PlannerInfo* root, const Match& match, double* eps, bool* is_null) {
+  if (match.radius_side >= 0 || !planning_value(root, match.eps, eps, is_null)) return false;
+  ListCell* lc;
+  foreach (lc, match.scale) {
+    List* step = lfirst_node(List, lc);
+    double factor;
+    bool factor_null;
+    if (!planning_value(root, scale_step_factor(step), &factor, &factor_null)) return false;
+    *is_null = *is_null || factor_null;
+    if (!*is_null) *eps = inverse_bound(*eps, scale_step_op(step), factor);
+  }
+  return true;  // NaN: every pair is rechecked (the sample counts them all)
+}
+
+// "a", "a, b": the aliases of a relation set, for the planner's DEBUG1 lines.
+const char* relation_names(PlannerInfo* root, Relids relids) {
+  StringInfoData names;
+  initStringInfo(&names);
+  int relid = -1;
+  while ((relid = bms_next_member(relids, relid)) >= 0) {
+    RangeTblEntry* rte = root->simple_rte_array[relid];
+    if (!rte || !rte->eref) continue;
+    appendStringInfo(&names, "%s%s", names.len ? ", " : "", rte->eref->aliasname);
+  }
+  return names.data;
+}
+
+// Whether a clause of the join decides which pairs match: for an outer or anti-join not one
+// pushed down from WHERE (those filter the join's rows, null-extended ones included).
+bool is_join_clause(RestrictInfo* rinfo, RelOptInfo* joinrel, JoinType jointype) {
+  return !IS_OUTER_JOIN(jointype) || !RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids);
+}
+
+// The distance clause of the join, if one is taken. The hook sees an inner join twice (each
+// input as the outer one): the DEBUG1 lines of the clauses not taken come from the first call.
+bool find_distance_clause(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                          RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra,
+                          Match* match) {
+  const bool report =
+      message_level_is_interesting(DEBUG1) &&
+      (jointype != JOIN_INNER ||
+       bms_next_member(outerrel->relids, -1) < bms_next_member(innerrel->relids, -1));
+  List* reasons = NIL;
+  ListCell* lc;
+  foreach (lc, extra->restrictlist) {
+    const char* reason = nullptr;
+    RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
+    if (!is_join_clause(rinfo, joinrel, jointype)) continue;
+    switch (match_clause(root, rinfo, outerrel, innerrel, match, &reason)) {
+      case ClauseMatch::Matched:
+        return true;
+      case ClauseMatch::Rejected:
+        reasons = lappend(reasons, const_cast<char*>(reason));
+        break;
+      case ClauseMatch::NotDistance:
+        break;
+    }
+  }
+  if (report) {
+    foreach (lc, reasons)
+      elog(DEBUG1, "simjoin: join of %s with %s: a distance clause not taken: %s",
+           relation_names(root, outerrel->relids), relation_names(root, innerrel->relids),
+           static_cast<const char*>(lfirst(lc)));
+  }
+  return false;
+}
+
 void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
-                              RelOptInfo* innerrel, JoinPathExtraData* extra) {
+                              RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra) {
   Path* outer_path = outerrel->cheapest_total_path;
   Path* inner_path = innerrel->cheapest_total_path;
   if (!outer_path || !inner_path) return;
-  if (PATH_REQ_OUTER(outer_path) || PATH_REQ_OUTER(inner_path)) return;
-  if (!bms_is_empty(joinrel->lateral_relids)) return;
 
   Match match;
-  bool found = false;
-  ListCell* lc;
-  foreach (lc, extra->restrictlist) {
-    RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
-    if (match_clause(root, rinfo, outerrel, innerrel, &match)) {
-      found = true;
-      break;
-    }
+  if (!find_distance_clause(root, joinrel, outerrel, innerrel, jointype, extra, &match)) return;
+  const char* unusable = nullptr;
+  if (PATH_REQ_OUTER(outer_path) || PATH_REQ_OUTER(inner_path))
+    unusable = "an input is parameterized by another relation";
+  else if (!bms_is_empty(joinrel->lateral_relids))
+    unusable = "the join reads a LATERAL reference";
+  else if (jointype != JOIN_INNER &&
+           (root->parse->commandType != CMD_SELECT || root->rowMarks != NIL))
+    // EvalPlanQual rechecks a pushed-down join as an inner join (recheck_scan_tuple).
+    unusable = "an outer, semi- or anti-join in a query that updates or locks rows";
+  if (unusable) {
+    elog(DEBUG1, "simjoin: join of %s with %s: the distance clause not taken: %s",
+         relation_names(root, outerrel->relids), relation_names(root, innerrel->relids),
+         unusable);
+    return;
   }
-  if (!found) return;
 
   // Result size: sampled where possible; else a selective join is assumed (similarity joins
   // usually are), capped by PostgreSQL's own estimate.
   double eps = 0;
   bool eps_null = false;
   double pairs = -1;
-  if (planning_eps(root, match.eps, &eps, &eps_null)) {
+  if (planning_eps(root, match, &eps, &eps_null)) {
     if (eps_null) {
       pairs = 0;
     } else if (!estimate_pairs(root, outerrel, match.outer_key, innerrel, match.inner_key,
@@ -273,9 +186,19 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   const bool sampled = pairs >= 0;
   if (!sampled) pairs = Min(joinrel->rows, 10.0 * Max(outer_path->rows, inner_path->rows));
 
+  // A self-join's key order clause (a.k < b.k on a unique column).
+  KeyOrder key_order = KEY_ORDER_NONE;
+  ListCell* lc;
+  foreach (lc, jointype == JOIN_INNER ? extra->restrictlist : NIL) {
+    key_order = match_key_order(root, lfirst_node(RestrictInfo, lc), outerrel, innerrel);
+    if (key_order != KEY_ORDER_NONE) break;
+  }
+
   // cube's box clauses on the same keys (implied by the distance for r >= eps): decided natively
   // where the cube distance is exact, and left out of the row estimate below either way.
-  const bool exact = engine_is_exact(match.form);
+  // The engine decides the clause itself only where it compares the distance with one eps.
+  const bool exact =
+      engine_is_exact(match.form) && match.scale == NIL && match.radius_side < 0;
   List* boxes = NIL;
   List* other_clauses = NIL;  // neither the distance clause nor a box clause
   foreach (lc, extra->restrictlist) {
@@ -283,7 +206,7 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
     if (rinfo->clause == match.clause) continue;
     BoxClause box;
     if (match.form.kind == KEY_CUBE && !rinfo->pseudoconstant &&
-        match_box_clause(rinfo->clause, match, &box)) {
+        is_join_clause(rinfo, joinrel, jointype) && match_box_clause(rinfo->clause, match, &box)) {
       if (exact)
         boxes = lappend(boxes, list_make4(box.clause, makeInteger(box.enlarged_side), box.r,
                                           box.n));
@@ -294,8 +217,9 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   // The path's rows: the sampled pairs times the other clauses' selectivity, so that the plan
   // above a chosen SimilarityJoin sees its size; the join relation itself keeps PostgreSQL's
   // estimate (the default 1/3 for  expr <= c), which this hook cannot change for other paths.
+  // (An outer, semi- or anti-join's rows: PostgreSQL's estimate.)
   double path_rows = joinrel->rows;
-  if (sampled)
+  if (sampled && jointype == JOIN_INNER)
     path_rows = clamp_row_est(
         pairs * clauselist_selectivity(root, other_clauses, 0, JOIN_INNER, extra->sjinfo));
 
@@ -321,6 +245,8 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   Cost run = (outer_path->total_cost - outer_path->startup_cost) + rows_o * per_row +
              candidates * (pair_cost_setting + qual_cost.per_tuple) +
              pairs * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
+  if (jointype == JOIN_LEFT || jointype == JOIN_ANTI)  // the outer rows without a match
+    run += rows_o * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
 
   CustomPath* cpath = makeNode(CustomPath);
   cpath->path.pathtype = T_CustomScan;
@@ -344,143 +270,49 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
       list_make5(extra->restrictlist, list_make3(match.outer_key, match.inner_key, match.eps),
                  form, list_make3(match.clause, makeInteger(exact), makeInteger(match.strict)),
                  boxes);
+  cpath->custom_private = lappend(
+      cpath->custom_private,
+      list_make4(makeInteger(match.radius_side), match.scale, makeInteger(key_order),
+                 makeInteger(jointype)));
   cpath->methods = &path_methods;
   add_path(joinrel, &cpath->path);
+}
+
+// At DEBUG1, a FULL join whose clauses hold a distance clause: not taken. (The other join types
+// the hook sees are taken, or mirrors of those: JOIN_RIGHT, unique-ified inputs.)
+void report_join_type(PlannerInfo* root, RelOptInfo* outerrel, RelOptInfo* innerrel,
+                      JoinType jointype, JoinPathExtraData* extra) {
+  if (jointype != JOIN_FULL || !message_level_is_interesting(DEBUG1) ||
+      bms_next_member(outerrel->relids, -1) > bms_next_member(innerrel->relids, -1))
+    return;  // (a FULL join is seen from both sides)
+  ListCell* lc;
+  foreach (lc, extra->restrictlist) {
+    Match match;
+    const char* reason;
+    if (match_clause(root, lfirst_node(RestrictInfo, lc), outerrel, innerrel, &match, &reason) ==
+        ClauseMatch::Matched) {
+      elog(DEBUG1, "simjoin: join of %s with %s: the distance clause not taken: FULL joins are "
+           "not supported", relation_names(root, outerrel->relids),
+           relation_names(root, innerrel->relids));
+      return;
+    }
+  }
 }
 
 void join_pathlist_hook(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
                         RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra) {
   if (prev_join_pathlist_hook)
     prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
-  if (!enable_customscan || jointype != JOIN_INNER) return;
-  cpp_guard([&] { add_similarity_join_path(root, joinrel, outerrel, innerrel, extra); });
-}
-
-// Whether a child returns the same rows each time it is read within the query: a sequential
-// scan of a table (one snapshot) with nothing volatile, and no row locking (whose EvalPlanQual
-// rechecks replace rows). The executor may then keep less of it and read it again if needed.
-bool rereadable_scan(PlannerInfo* root, Plan* plan) {
-  return IsA(plan, SeqScan) && root->rowMarks == NIL &&
-         !contain_volatile_functions(
-             reinterpret_cast<Node*>(list_make2(plan->qual, plan->targetlist)));
-}
-
-// Whether both children return the same rows in the same form: rereadable sequential scans of
-// one table with the same filter and target list (a self-join). Under one snapshot both see
-// the same rows, so the executor reads the table once and uses its rows for both sides. The key
-// expressions must read the same column of each.
-bool same_scan(PlannerInfo* root, Plan* outer_plan, Plan* inner_plan, Expr* outer_key,
-               Expr* inner_key) {
-  if (!rereadable_scan(root, outer_plan) || !rereadable_scan(root, inner_plan)) return false;
-  const Index outer_rti = reinterpret_cast<Scan*>(outer_plan)->scanrelid;
-  const Index inner_rti = reinterpret_cast<Scan*>(inner_plan)->scanrelid;
-  RangeTblEntry* outer_rte = planner_rt_fetch(outer_rti, root);
-  RangeTblEntry* inner_rte = planner_rt_fetch(inner_rti, root);
-  if (outer_rte->rtekind != RTE_RELATION || inner_rte->rtekind != RTE_RELATION ||
-      outer_rte->relid != inner_rte->relid)
-    return false;
-  auto as_outer = [&](void* node) {
-    Node* copy = static_cast<Node*>(copyObjectImpl(node));
-    ChangeVarNodes(copy, inner_rti, outer_rti, 0);
-    return copy;
-  };
-  return equal(as_outer(inner_plan->qual), outer_plan->qual) &&
-         equal(as_outer(inner_plan->targetlist), outer_plan->targetlist) &&
-         equal(as_outer(inner_key), outer_key);
-}
-
-Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* custom_plans) {
-  List* restrictlist = static_cast<List*>(linitial(best_path->custom_private));
-  List* exprs = static_cast<List*>(lsecond(best_path->custom_private));
-  List* form = static_cast<List*>(lthird(best_path->custom_private));
-  List* distance = static_cast<List*>(lfourth(best_path->custom_private));
-  Expr* distance_clause = static_cast<Expr*>(linitial(distance));
-  const bool exact = intVal(lsecond(distance)) != 0;
-  const bool strict = intVal(lthird(distance)) != 0;
-  List* boxes = static_cast<List*>(list_nth(best_path->custom_private, 4));
-  Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
-  Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
-
-  CustomScan* cscan = makeNode(CustomScan);
-  cscan->scan.plan.targetlist = tlist;
-  // The qual holds every clause of the join, in cost order: the executor checks all of them on
-  // each candidate pair, except, where the engine is exact, the distance clause on the engine's
-  // own pairs (PRIV_DISTANCE_QUAL: its position in the qual, which setrefs keeps).
-  // (order_qual_clauses is static in createplan.c: a stable sort by per-tuple cost here.)
-  const int nquals = list_length(restrictlist);
-  struct Item {
-    Expr* clause;
-    Cost cost;
-  };
-  Item* items = static_cast<Item*>(palloc(sizeof(Item) * Max(nquals, 1)));
-  int n = 0;
-  ListCell* lc;
-  foreach (lc, restrictlist) {
-    RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
-    QualCost cost;
-    cost_qual_eval_node(&cost, reinterpret_cast<Node*>(rinfo->clause), root);
-    items[n++] = Item{rinfo->clause, cost.per_tuple};
-  }
-  for (int i = 1; i < n; ++i)  // insertion sort: stable, and lists are short
-    for (int j = i; j > 0 && items[j].cost < items[j - 1].cost; --j) std::swap(items[j], items[j - 1]);
-  List* quals = NIL;
-  for (int i = 0; i < n; ++i) quals = lappend(quals, items[i].clause);
-  auto qual_position = [&](Expr* clause) {  // -1: not in the qual
-    for (int i = 0; i < n; ++i)
-      if (items[i].clause == clause) return i;
-    return -1;
-  };
-  const int distance_index = exact ? qual_position(distance_clause) : -1;
-  cscan->scan.plan.qual = quals;
-  cscan->scan.scanrelid = 0;
-  cscan->flags = best_path->flags;
-  cscan->custom_plans = custom_plans;
-  cscan->custom_exprs = static_cast<List*>(copyObjectImpl(exprs));
-  // The box clauses decided natively: their positions in the qual, sides, and r and n.
-  List* box_private = NIL;
-  foreach (lc, boxes) {
-    List* box = lfirst_node(List, lc);
-    const int position = qual_position(static_cast<Expr*>(linitial(box)));
-    if (position < 0) continue;
-    box_private = lappend(box_private, makeInteger(position));
-    box_private = lappend(box_private, makeInteger(intVal(lsecond(box))));
-    cscan->custom_exprs = lappend(cscan->custom_exprs, copyObjectImpl(lthird(box)));
-    cscan->custom_exprs = lappend(cscan->custom_exprs, copyObjectImpl(lfourth(box)));
-  }
-
-  // The scan tuple is the outer child's columns followed by the inner child's.
-  List* scan_tlist = NIL;
-  AttrNumber resno = 1;
-  foreach (lc, outer_plan->targetlist) {
-    TargetEntry* tle = lfirst_node(TargetEntry, lc);
-    scan_tlist = lappend(scan_tlist, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(tle->expr)),
-                                                     resno++, nullptr, false));
-  }
-  const int outer_columns = resno - 1;
-  foreach (lc, inner_plan->targetlist) {
-    TargetEntry* tle = lfirst_node(TargetEntry, lc);
-    scan_tlist = lappend(scan_tlist, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(tle->expr)),
-                                                     resno++, nullptr, false));
-  }
-  cscan->custom_scan_tlist = scan_tlist;
-  List* priv = static_cast<List*>(copyObjectImpl(form));
-  priv = lappend(priv, makeInteger(outer_columns));
-  priv = lappend(priv, makeInteger(distance_index));
-  priv = lappend(priv, makeInteger(strict));
-  priv = lappend(priv, makeInteger(same_scan(root, outer_plan, inner_plan,
-                                             static_cast<Expr*>(linitial(exprs)),
-                                             static_cast<Expr*>(lsecond(exprs)))));
-  priv = lappend(priv, makeInteger(rereadable_scan(root, inner_plan)));
-  priv = lappend(priv, makeInteger(list_length(box_private) / 2));
-  priv = list_concat(priv, box_private);
-  cscan->custom_private = priv;
-  cscan->methods = &scan_methods;
-  return &cscan->scan.plan;
-}
-
-Plan* plan_custom_path(PlannerInfo* root, RelOptInfo*, CustomPath* best_path, List* tlist,
-                       List*, List* custom_plans) {
-  return cpp_guard([&] { return build_plan(root, best_path, tlist, custom_plans); });
+  if (!enable_customscan) return;
+  // LEFT: the outer input's rows are kept; SEMI (EXISTS, IN) and ANTI (NOT EXISTS): the outer
+  // input's rows with a match and without one.
+  if (jointype == JOIN_INNER || jointype == JOIN_LEFT || jointype == JOIN_SEMI ||
+      jointype == JOIN_ANTI)
+    cpp_guard([&] {
+      add_similarity_join_path(root, joinrel, outerrel, innerrel, jointype, extra);
+    });
+  else
+    cpp_guard([&] { report_join_type(root, outerrel, innerrel, jointype, extra); });
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 // src/engine/pair_stream.h), and hands its batches of candidate pairs (sorted by inner row when
 // the inner side is on disk) to a bounded queue; the executor pops one batch at a time and returns the pairs as scan
 // tuples (outer columns followed by inner columns), while the engine computes the next batches.
-// Each pair is checked with the join's clauses (plan qual) here, except the distance clause on
+// Each pair is checked with the join's clauses (EXPR_QUAL) here, except the distance clause on
 // the engine's pairs when the engine is exact (engine_is_exact), and cube box clauses, decided
 // natively on the points (boxes_pass); ExecScan projects. The full result is never
 // materialized: once the queue is full the engine waits for the executor, and when the executor
@@ -42,7 +42,7 @@
 // an ERROR anywhere leaves no C++ object behind but the stream, which the callback destroys.
 //
 // The executor's parts, one file each, are listed in custom_scan_state.h.
-#include "custom_scan_state.h"
+#include "custom_scan_form_state.h"
 
 #include "pg_guard.h"
 
@@ -88,6 +88,7 @@ Node* create_state(CustomScan* cscan) {
         st->boxes[k].position = private_int(priv, PRIV_COUNT + 2 * k);
         st->boxes[k].enlarged_side = private_int(priv, PRIV_COUNT + 2 * k + 1);
       }
+      st->form_state = create_form_state(priv);
       return reinterpret_cast<Node*>(st);
     });
   });
@@ -104,17 +105,18 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   st->inner_ps = ExecInitNode(static_cast<Plan*>(lsecond(cscan->custom_plans)), estate,
                               child_flags);
   node->custom_ps = list_make2(st->outer_ps, st->inner_ps);
-  // The join's clauses are checked in next_scan_tuple, not by ExecScan: ExecInitCustomScan
-  // initialized every clause (the wild pairs' qual); the engine's pairs skip the distance
-  // clause where the engine is exact.
-  st->wild_qual = node->ss.ps.qual;
+  // The join's clauses (EXPR_QUAL) are checked in next_scan_tuple, not by ExecScan (the plan
+  // has no qual): every clause on the wild pairs; the engine's pairs skip the distance clause
+  // where the engine is exact.
+  List* quals = static_cast<List*>(list_nth(cscan->custom_exprs, EXPR_QUAL));
+  st->wild_qual = ExecInitQual(quals, &node->ss.ps);
   st->engine_qual = st->wild_qual;
-  List* engine_clauses = cscan->scan.plan.qual;
+  List* engine_clauses = quals;
   if (st->distance_qual >= 0) {
     engine_clauses = NIL;
     int position = 0;
     ListCell* qc;
-    foreach (qc, cscan->scan.plan.qual) {
+    foreach (qc, quals) {
       bool native = position == st->distance_qual;
       for (int k = 0; k < st->n_boxes; ++k) native = native || position == st->boxes[k].position;
       if (!native) engine_clauses = lappend(engine_clauses, lfirst(qc));
@@ -128,13 +130,13 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
     st->boxes[k].n = ExecInitExpr(
         static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_BOX_FIRST + 2 * k + 1)), &node->ss.ps);
   }
-  node->ss.ps.qual = nullptr;
   st->inner_columns = list_length(cscan->custom_scan_tlist) - st->outer_columns;
   // The columns an engine pair needs: those of the projection and of the clauses checked on it
   // (all of them when the scan tuple is returned unprojected).
   Bitmapset* needed = nullptr;
   collect_index_vars(reinterpret_cast<Node*>(cscan->scan.plan.targetlist), &needed);
   collect_index_vars(reinterpret_cast<Node*>(engine_clauses), &needed);
+  collect_index_vars(static_cast<Node*>(list_nth(cscan->custom_exprs, EXPR_OTHER_QUAL)), &needed);
   if (node->ss.ps.ps_ProjInfo == nullptr) needed = bms_add_member(needed, 0);
   if (st->same_scan) {
     // The shared outer side uses the inner side's deformed values (share_inner_side): both
@@ -167,6 +169,8 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   Expr* eps = static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_EPS));
   st->eps_is_float4 = exprType(reinterpret_cast<Node*>(eps)) == FLOAT4OID;
   st->eps_expr = ExecInitExpr(eps, &node->ss.ps);
+  begin_form_state(st, cscan);
+  begin_row_naming(st, cscan);
   st->key_cxt = CreateExprContext(estate);
   st->outer_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(st->outer_ps),
                                           &TTSOpsMinimalTuple);
@@ -195,6 +199,22 @@ void begin_scan(CustomScanState* node, EState* estate, int eflags) {
 
 }  // namespace
 
+namespace {
+
+// A scan in which no pair can match (a NULL eps or factor, no inner row): an inner or semi-join
+// has no row, and the outer side is not read at all; LEFT and ANTI emit every outer row.
+void start_without_pairs(SimJoinState* st) {
+  if (!emits_unmatched(st)) {
+    st->finished = true;
+    return;
+  }
+  load_side(st, &st->outer, st->outer_ps, st->outer_key, false);
+  reset_matches(st);
+  st->phase = 3;  // no candidate: the unmatched outer rows follow
+}
+
+}  // namespace
+
 // A scan's start, at its first tuple: eps and the box clauses' r evaluated, the sides read,
 // put in space order and deformed, and the engine started on them.
 void start_scan(SimJoinState* st) {
@@ -203,16 +223,10 @@ void start_scan(SimJoinState* st) {
   st->phase = 3;
   ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
   ResetExprContext(econtext);
-  bool isnull;
-  const Datum eps = ExecEvalExprSwitchContext(st->eps_expr, econtext, &isnull);
-  if (isnull) {  // dist <= NULL and ST_DWithin(x, y, NULL) are never true
-    st->finished = true;
+  if (!evaluate_scan_eps(st)) {  // a NULL eps or factor: no pair can match
+    start_without_pairs(st);
     return;
   }
-  st->eps = st->eps_is_float4 ? static_cast<double>(DatumGetFloat4(eps)) : DatumGetFloat8(eps);
-  // eps NaN: PostgreSQL's float order puts NaN above everything, so d <= NaN holds for every d;
-  // ST_DWithin with a negative eps raises an error. Both: every pair goes to the recheck.
-  st->all_wild = std::isnan(st->eps) || (st->form.dwithin && st->eps < 0);
   // A box clause with a NULL r or n is NULL on every pair: no engine pair passes it.
   bool boxes_null = false;
   for (int k = 0; k < st->n_boxes; ++k) {
@@ -223,8 +237,8 @@ void start_scan(SimJoinState* st) {
     st->boxes[k].r_value = r_null ? 0.0 : DatumGetFloat8(r);
   }
   if (!st->inner.loaded) load_inner(st);
-  if (st->inner.n == 0) {  // nothing to join: the outer side is not read at all
-    st->finished = true;
+  if (st->inner.n == 0) {  // nothing to join
+    start_without_pairs(st);
     return;
   }
   st->outer_shared = st->same_scan && !st->all_wild && !st->inner.file;
@@ -232,8 +246,8 @@ void start_scan(SimJoinState* st) {
     load_side(st, &st->outer, st->outer_ps, st->outer_key, st->all_wild);
     if (st->inner.values_only && st->outer.n_wild > 0) reread_inner_with_tuples(st);
   }
-  st->bound = st->distance_qual >= 0 ? exact_bound(st->eps, st->strict)
-                                     : engine_bound(st->form, st->eps, st->ref.dim);
+  reset_matches(st);
+  st->bound = scan_bound(st);
   st->use_engine = !st->all_wild && !std::isnan(st->bound) && !boxes_null;
   const bool space_order = st->use_engine && !st->inner.file && !st->outer.file &&
                            (st->inner.n_need + st->outer.n_need > 0 || st->n_boxes > 0);
@@ -252,6 +266,7 @@ void start_scan(SimJoinState* st) {
        st->inner.n_wild, st->outer.n, st->outer.n_points, st->outer.n_wild);
   st->phase = 0;
   st->wi = st->wj = 0;
+  st->form_state->mirror_pending = st->form_state->mirror_needed = false;
   if (st->use_engine && st->outer.n_points > 0 && st->inner.n_points > 0) start_stream(st);
 }
 

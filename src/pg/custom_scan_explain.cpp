@@ -1,6 +1,6 @@
-// The SimilarityJoin custom scan in EXPLAIN: the distance form and eps, and under ANALYZE the
-// engine's runs and the sides' storage.
-#include "custom_scan_state.h"
+// The SimilarityJoin custom scan in EXPLAIN: the join's clauses with their sides, the distance
+// form and eps, and under ANALYZE the engine's runs and the sides' storage.
+#include "custom_scan_form_state.h"
 
 #include "engine_runner.h"
 #include "pg_guard.h"
@@ -8,6 +8,8 @@
 
 extern "C" {
 #include "commands/explain.h"
+#include "executor/instrument.h"
+#include "nodes/makefuncs.h"
 #include "utils/ruleutils.h"
 }
 
@@ -26,16 +28,64 @@ const char* device_name() {
   }
 }
 
+// Clauses (one of the custom_exprs), each column with its side as PostgreSQL shows a join's
+// clauses, and under ANALYZE the rows they removed (nfiltered1 or nfiltered2), in the form of a
+// scan's Filter.
+void explain_qual(CustomScanState* node, List* context, int position, const char* label,
+                  bool second_count, ExplainState* es) {
+  CustomScan* cscan = reinterpret_cast<CustomScan*>(node->ss.ps.plan);
+  List* quals = static_cast<List*>(list_nth(cscan->custom_exprs, position));
+  if (quals == NIL) return;
+  ExplainPropertyText(label,
+                      deparse_expression(reinterpret_cast<Node*>(make_ands_explicit(quals)),
+                                         context, true, false),
+                      es);
+  Instrumentation* instrument = node->ss.ps.instrument;
+  if (!es->analyze || !instrument) return;
+  const double filtered = second_count ? instrument->nfiltered2 : instrument->nfiltered1;
+  const double removed = instrument->nloops > 0 ? filtered / instrument->nloops : 0;
+  if (removed > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+    ExplainPropertyFloat(psprintf("Rows Removed by %s", label), nullptr, removed, 0, es);
+}
+
+// The join's clauses: an inner join's as a Filter (the scan's rows are the join's pairs), an
+// outer, semi- or anti-join's as PostgreSQL shows them (Join Filter; Filter: pushed down).
+void explain_clauses(CustomScanState* node, List* context, ExplainState* es) {
+  const bool inner = reinterpret_cast<SimJoinState*>(node)->form_state->join_type == JOIN_INNER;
+  explain_qual(node, context, EXPR_QUAL, inner ? "Filter" : "Join Filter", false, es);
+  explain_qual(node, context, EXPR_OTHER_QUAL, "Filter", true, es);
+}
+
+// The forms beyond  dist(x, y) <= eps  (custom_scan_form_state.h), where the plan has them.
+void explain_forms(const FormState* fs, ExplainState* es) {
+  if (fs->join_type != JOIN_INNER)
+    ExplainPropertyText("Join Type",
+                        fs->join_type == JOIN_LEFT   ? "Left"
+                        : fs->join_type == JOIN_SEMI ? "Semi"
+                                                     : "Anti",
+                        es);
+  if (fs->radius_side >= 0)
+    ExplainPropertyText("Eps Per Row", fs->radius_side == 0 ? "outer" : "inner", es);
+  if (fs->n_scale > 0) ExplainPropertyText("Distance Arithmetic", "inverted into the bound", es);
+  if (fs->key_order != KEY_ORDER_NONE)
+    ExplainPropertyText("Self-Join Pairs",
+                        fs->key_order == KEY_ORDER_ONE_WAY ? "unordered, one way"
+                                                           : "unordered, both ways",
+                        es);
+}
+
 }  // namespace
 
 void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
   CustomScan* cscan = reinterpret_cast<CustomScan*>(node->ss.ps.plan);
-  ExplainPropertyText("Distance", form_label(st->form), es);
   List* context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
+  explain_clauses(node, context, es);
+  ExplainPropertyText("Distance", form_label(st->form), es);
   char* eps = deparse_expression(static_cast<Node*>(list_nth(cscan->custom_exprs, EXPR_EPS)),
-                                 context, es->verbose, false);
+                                 context, true, false);
   ExplainPropertyText("Eps", eps, es);
+  explain_forms(st->form_state, es);
   // The device setting is machine-specific (gpu on a GPU machine's test run): a detail.
   if (explain_details_setting) ExplainPropertyText("Device", device_name(), es);
   ExplainPropertyText("Algorithm", "auto", es);

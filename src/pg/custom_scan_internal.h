@@ -96,6 +96,11 @@ CubeBoxRole cube_box_role(Oid funcid);
 // within it in the engine's double arithmetic. NaN if no engine run is needed (nothing can match).
 double engine_bound(const FormInfo& form, double eps, int dim);
 
+// A self-join's key order clause (custom_scan_match.h: match_key_order): none, one under which
+// at most one orientation of a pair holds (a.k < b.k, a.k > b.k), or one under which both may
+// (a.k <> b.k).
+enum KeyOrder { KEY_ORDER_NONE = 0, KEY_ORDER_ONE_WAY = 1, KEY_ORDER_BOTH_WAYS = 2 };
+
 // ---- settings (custom_scan.cpp) -------------------------------------------------------------
 extern bool enable_customscan;
 extern double startup_cost_setting;
@@ -110,6 +115,11 @@ extern int sample_rows_setting;
 bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
                     RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form, double eps,
                     double* pairs);
+
+// ---- the plan (custom_scan_plan.cpp) ---------------------------------------------------------
+// PlanCustomPath of the SimilarityJoin path.
+Plan* plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path, List* tlist,
+                       List* clauses, List* custom_plans);
 
 // ---- executor (custom_scan_exec.cpp) --------------------------------------------------------
 extern CustomScanMethods scan_methods;
@@ -127,10 +137,34 @@ enum PrivateIndex {
   PRIV_STRICT,         // the distance clause is dist < eps
   PRIV_SAME_SCAN,      // both children scan the same rows (same_scan in custom_scan.cpp)
   PRIV_INNER_REREADABLE,  // the inner child returns the same rows when read again
-  PRIV_BOX_COUNT,      // cube box clauses decided natively; then per clause: position in the
-  PRIV_COUNT           // qual, and 0 if the outer key is enlarged (1: the inner key)
+  PRIV_BOX_COUNT,      // cube box clauses decided natively
+  PRIV_RADIUS_SIDE,    // -1: eps is one value per scan; 0 / 1: the outer / inner row's radius
+  PRIV_SCALE_COUNT,    // monotone operations on the distance (custom_scan_match.h: Match::scale)
+  PRIV_KEY_ORDER,      // a self-join's key order clause (custom_scan_match.h: KeyOrder)
+  PRIV_JOIN_TYPE,      // JOIN_INNER, JOIN_LEFT (the outer rows kept), JOIN_SEMI or JOIN_ANTI
+  // The rows named in errors (custom_scan_errors.cpp), per side: the table a scan child reads
+  // (InvalidOid: another plan), the unique column naming its rows and its position in the
+  // child's tuple (0 and -1: none).
+  PRIV_OUTER_TABLE,
+  PRIV_OUTER_ID_ATTNO,
+  PRIV_OUTER_ID_POSITION,
+  PRIV_INNER_TABLE,
+  PRIV_INNER_ID_ATTNO,
+  PRIV_INNER_ID_POSITION,
+  PRIV_COUNT  // then per box clause: position in the qual, and 0 if the outer key is enlarged
+              // (1: the inner key); then per operation on the distance its ScaleOp
 };
-// Positions in custom_exprs; then per box clause its r and n (EXPR_BOX_FIRST + 2k, + 2k + 1).
-enum ExprIndex { EXPR_OUTER_KEY = 0, EXPR_INNER_KEY, EXPR_EPS, EXPR_BOX_FIRST };
+// Positions in custom_exprs (EXPR_QUAL: the list of the join's clauses, which decide the pairs;
+// EXPR_OTHER_QUAL: those of an outer or anti-join pushed down from WHERE, which filter its rows);
+// then per box clause its r and n (EXPR_BOX_FIRST + 2k, + 2k + 1), then per operation on the
+// distance its factor.
+enum ExprIndex {
+  EXPR_OUTER_KEY = 0,
+  EXPR_INNER_KEY,
+  EXPR_EPS,
+  EXPR_QUAL,
+  EXPR_OTHER_QUAL,
+  EXPR_BOX_FIRST
+};
 
 }  // namespace simjoin::pg::cs

@@ -2,7 +2,7 @@
 // (a point, a wild row, or no match at all), its tuple stored (custom_scan_storage.cpp) or only
 // the columns an engine pair needs (a values_only side), and the outer side of a self-join over
 // the same scan shared with the inner side instead of read again.
-#include "custom_scan_state.h"
+#include "custom_scan_form_state.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -10,6 +10,7 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
+#include <cmath>
 #include <cstring>
 
 namespace simjoin::pg::cs {
@@ -55,6 +56,7 @@ int evaluate_key(SimJoinState* st, ExprState* key, TupleTableSlot* slot) {
 // executor then reads it again with its tuples (reread_inner_with_tuples).
 bool values_only_side(const SimJoinState* st, const Side* side, PlanState* child, bool force_wild) {
   if (force_wild || st->all_wild) return false;
+  if (side == &st->outer && emits_unmatched(st)) return false;  // its rows are emitted alone
   if (side == &st->outer ? st->inner.n_wild > 0 || st->ref.dim <= 0
                          : !st->inner_rereadable || st->inner_needs_tuples)
     return false;
@@ -102,12 +104,20 @@ void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool w
 // when a values_only inner side meets a wild row (its tuples are needed: load_inner).
 bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild) {
   side->values_only = values_only_side(st, side, child, force_wild);
+  if (reads_radius(st, side)) st->form_state->max_radius = -HUGE_VAL;
   for (;;) {
     TupleTableSlot* slot = ExecProcNode(child);
     if (TupIsNull(slot)) break;
     CHECK_FOR_INTERRUPTS();
+    const bool outer = side == &st->outer;
+    push_error_rows(st, outer ? slot : nullptr, outer ? nullptr : slot);
     int status = evaluate_key(st, key, slot);
-    if (status == kNullKey) continue;  // never satisfies a strict distance
+    if (status != kNullKey) status = radius_row_status(st, side, slot, status);
+    pop_error_rows(st);
+    if (status == kNullKey) {  // never satisfies a strict distance (nor a NULL radius)
+      if (side == &st->outer && emits_unmatched(st)) store_tuple(st, side, slot);  // emitted alone
+      continue;
+    }
     const uint32 row = side->n;
     if (force_wild) status = KEY_WILD;
     if (status == KEY_WILD && side->values_only && side == &st->inner) return false;

@@ -2,7 +2,7 @@
 // (the engine's pairs, then the pairs with a wild row), their scan tuples, the join's clauses
 // checked on them, the direct path that hands the engine's pairs to the result slot (fast_scan),
 // and the EvalPlanQual recheck. One file, so that the per-pair path inlines as one.
-#include "custom_scan_state.h"
+#include "custom_scan_form_state.h"
 
 #include "enlarged_box.h"
 
@@ -20,14 +20,28 @@ namespace {
 
 // The next candidate: in phase 0 (the engine's pairs) the indexes of two points, else of two rows.
 bool next_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_row) {
+  FormState* fs = st->form_state;
   for (;;) {
     switch (st->phase) {
       case 0:  // the engine's pairs
+        if (fs->mirror_pending) {  // the unordered pair's other orientation
+          fs->mirror_pending = false;
+          *outer_row = fs->mirror_outer;
+          *inner_row = fs->mirror_inner;
+          return true;
+        }
         if (st->batch_pos < st->batch.size) {
           // points, not rows: form_engine_pair maps them when it needs the rows
           *outer_row = st->batch.left[st->batch_pos];
           *inner_row = st->batch.right[st->batch_pos];
           st->batch_pos++;
+          if (fs->key_order != KEY_ORDER_NONE && st->outer_shared) {
+            // A row with itself fails the key order; (q, p) comes as {p, q}'s mirror.
+            if (*outer_row >= *inner_row) break;
+            fs->mirror_needed = true;
+            fs->mirror_outer = *inner_row;
+            fs->mirror_inner = *outer_row;
+          }
           return true;
         }
         if (st->stream && next_batch(st)) break;
@@ -178,6 +192,31 @@ TupleTableSlot* project_engine_pair(SimJoinState* st, uint32 outer_point, uint32
   return ExecStoreVirtualTuple(result);
 }
 
+// LEFT and ANTI, once the pairs are done: the next outer row without a match, its inner columns
+// NULL, that passes the clauses pushed down from WHERE (nullptr: none left).
+TupleTableSlot* next_unmatched_row(SimJoinState* st) {
+  FormState* fs = st->form_state;
+  if (!emits_unmatched(st)) return nullptr;
+  ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
+  TupleTableSlot* scan = st->css.ss.ss_ScanTupleSlot;
+  while (fs->next_unmatched < st->outer.n) {
+    const uint32 row = fs->next_unmatched++;
+    if (fs->matched[row]) continue;
+    CHECK_FOR_INTERRUPTS();
+    ResetExprContext(econtext);
+    hold_row(st, &st->outer, st->outer_slot, row);
+    ExecClearTuple(scan);
+    std::memcpy(scan->tts_values, st->outer_slot->tts_values, sizeof(Datum) * st->outer_columns);
+    std::memcpy(scan->tts_isnull, st->outer_slot->tts_isnull, sizeof(bool) * st->outer_columns);
+    for (int c = 0; c < st->inner_columns; ++c) scan->tts_isnull[st->outer_columns + c] = true;
+    ExecStoreVirtualTuple(scan);
+    econtext->ecxt_scantuple = scan;
+    if (!fs->other_qual || ExecQual(fs->other_qual, econtext)) return scan;
+    InstrCountFiltered2(&st->css.ss, 1);
+  }
+  return nullptr;
+}
+
 // Pairs ahead in the batch whose points fast_scan fetches into the cache while it checks the
 // current pair (the engine reports pairs cell by cell, not in memory order).
 constexpr size_t kPrefetchPairs = 8;
@@ -196,21 +235,34 @@ TupleTableSlot* next_scan_tuple(ScanState* node) {
     if (st->finished) return nullptr;
     uint32 outer_row, inner_row;
     if (!next_candidate(st, &outer_row, &inner_row)) {
+      TupleTableSlot* unmatched = next_unmatched_row(st);
+      if (unmatched) return unmatched;
       st->finished = true;
       return nullptr;
     }
     const bool engine_pair = st->phase == 0;
-    if (engine_pair && !boxes_pass(st, outer_row, inner_row)) {
-      InstrCountFiltered1(node, 1);
-      continue;
+    // the outer row (an engine pair holds points), for an outer, semi- or anti-join's matches
+    const uint32 outer_index = engine_pair && st->form_state->join_type != JOIN_INNER
+                                   ? st->outer.point_row[outer_row]
+                                   : outer_row;
+    if (has_match(st, outer_index)) continue;
+    bool passed = false;
+    TupleTableSlot* slot = nullptr;
+    if (!engine_pair || boxes_pass(st, outer_row, inner_row)) {
+      slot = engine_pair ? form_engine_pair(st, outer_row, inner_row)
+                         : form_pair(st, outer_row, inner_row);
+      ExprState* qual = engine_pair ? st->engine_qual : st->wild_qual;
+      econtext->ecxt_scantuple = slot;
+      passed = qual == nullptr ||
+               (engine_pair ? ExecQual(qual, econtext) : check_wild_pair(st, qual, econtext));
     }
-    TupleTableSlot* slot = engine_pair ? form_engine_pair(st, outer_row, inner_row)
-                                       : form_pair(st, outer_row, inner_row);
-    ExprState* qual = engine_pair ? st->engine_qual : st->wild_qual;
-    if (qual == nullptr) return slot;
-    econtext->ecxt_scantuple = slot;
-    if (ExecQual(qual, econtext)) return slot;
-    InstrCountFiltered1(node, 1);
+    if (engine_pair && st->form_state->mirror_needed) {  // a key-ordered self-join's pair
+      st->form_state->mirror_needed = false;
+      st->form_state->mirror_pending =
+          !passed || st->form_state->key_order == KEY_ORDER_BOTH_WAYS;
+    }
+    if (passed && emits_match(st, outer_index, econtext)) return slot;
+    if (!passed) InstrCountFiltered1(node, 1);
     ResetExprContext(econtext);
   }
 }
@@ -224,6 +276,7 @@ TupleTableSlot* fast_scan(SimJoinState* st) {
   ScanState* node = &st->css.ss;
   ProjectionInfo* projection = node->ps.ps_ProjInfo;
   while (st->phase == 0 && st->batch_pos < st->batch.size && st->engine_qual == nullptr &&
+         st->form_state->join_type == JOIN_INNER &&
          (projection == nullptr || st->direct_project)) {
     CHECK_FOR_INTERRUPTS();
     const uint32 outer_point = st->batch.left[st->batch_pos];

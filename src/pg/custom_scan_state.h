@@ -161,6 +161,9 @@ struct SimJoinState {
   uint64 candidates_out;
   uint64 wild_rows;
   EngineTotals totals;
+
+  // The forms beyond  dist(x, y) <= c  and the rows named in errors (custom_scan_form_state.h).
+  struct FormState* form_state;
 };
 
 // ---- growing palloc'd arrays -----------------------------------------------------------------

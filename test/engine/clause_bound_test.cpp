@@ -1,4 +1,4 @@
-// exact_bound and widened_bound (clause_bound.h): the engine's bound for a distance clause keeps
+// exact_bound, widened_bound and inverse_bound (clause_bound.h): the engine's bound for a distance clause keeps
 // every pair the clause's operator accepts. The operators are modelled here as their extensions
 // compute them (pgvector's single-precision sums, PostgreSQL's hypot for points, cube's sum of
 // squares in double) and checked against the engine's double distances (distance.h).
@@ -224,6 +224,90 @@ TEST(WidenedBound, KeepsEveryPairDoubleOperatorsAccept) {
     EXPECT_LE(exact_distance(a.data(), b.data(), dim, Metric::Euclidean),
               widened_bound(std::sqrt(reversed), dim, false, false));
   }
+}
+
+
+// ---- inverse_bound: monotone arithmetic on the distance -------------------------------------
+
+double apply(ScaleOp op, double x, double k) {
+  switch (op) {
+    case ScaleOp::Multiply:
+      return x * k;
+    case ScaleOp::Divide:
+      return x / k;
+    case ScaleOp::Add:
+      return x + k;
+    case ScaleOp::Subtract:
+      return x - k;
+  }
+  return kNaN;
+}
+
+// A double spread over many magnitudes, subnormals included.
+double random_magnitude(std::mt19937_64& rng, int lowest, int highest) {
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  std::uniform_int_distribution<int> exponent(lowest, highest);
+  return std::ldexp(mantissa(rng), exponent(rng));
+}
+
+// Every x whose fl(x op k) is at most c (c = fl(x op k) itself and the doubles just above it,
+// where rounding is tightest) lies within the bound; the bound is at most a few units above x.
+TEST(InverseBound, KeepsEveryDistanceTheClauseAccepts) {
+  std::mt19937_64 rng(21);
+  for (ScaleOp op : {ScaleOp::Multiply, ScaleOp::Divide, ScaleOp::Add, ScaleOp::Subtract}) {
+    const bool additive = op == ScaleOp::Add || op == ScaleOp::Subtract;
+    for (int trial = 0; trial < 200000; ++trial) {
+      const double x = trial % 7 == 0 ? random_magnitude(rng, -1074, -1000)
+                                      : random_magnitude(rng, -200, 200);
+      const double k = additive ? (trial % 2 ? 1 : -1) * random_magnitude(rng, -200, 200)
+                                : random_magnitude(rng, -60, 60);
+      const double c = apply(op, x, k);
+      if (!std::isfinite(c) || (c == 0 && !additive)) continue;  // PostgreSQL raises an error
+      double x_max = x;  // the largest double with the same fl(x op k) (found by walking up)
+      for (int step = 0; step < 4 && apply(op, std::nextafter(x_max, kInf), k) <= c; ++step)
+        x_max = std::nextafter(x_max, kInf);
+      const double bound = inverse_bound(c, op, k);
+      ASSERT_GE(bound, x_max) << static_cast<int>(op) << " x=" << x << " k=" << k;
+      // Tight where neither x nor the result is subnormal (there rounding loses relative digits).
+      if (!additive && std::fabs(c) >= DBL_MIN && x >= DBL_MIN) {
+        EXPECT_LE(bound, x_max * (1 + 1e-15)) << static_cast<int>(op) << " " << x;
+      }
+    }
+  }
+}
+
+// Pairs at exactly the bound: d * 1000 <= 50 and d / 0.1 <= 0.3 hold at the d just below the
+// real quotient, the bound keeps it.
+TEST(InverseBound, ScaledBoundsAroundExactQuotients) {
+  for (double k : {1000.0, 0.1, 3.0, 1e-300, 7e300}) {
+    for (double c : {50.0, 0.3, 1e-5, 2.5e-310}) {
+      for (ScaleOp op : {ScaleOp::Multiply, ScaleOp::Divide}) {
+        const double bound = inverse_bound(c, op, k);
+        double x = op == ScaleOp::Multiply ? c / k : c * k;
+        if (!std::isfinite(x)) continue;
+        for (int step = 0; step < 3; ++step) x = std::nextafter(x, 0.0);
+        for (int step = 0; step < 7; ++step, x = std::nextafter(x, kInf)) {
+          const double value = apply(op, x, k);
+          if (value <= c && value != 0) {
+            EXPECT_LE(x, bound) << k << " " << c;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(InverseBound, InvalidFactorsAndBoundsAreNaN) {
+  EXPECT_TRUE(std::isnan(inverse_bound(1.0, ScaleOp::Multiply, 0.0)));
+  EXPECT_TRUE(std::isnan(inverse_bound(1.0, ScaleOp::Multiply, -2.0)));
+  EXPECT_TRUE(std::isnan(inverse_bound(1.0, ScaleOp::Divide, -0.0)));
+  EXPECT_TRUE(std::isnan(inverse_bound(1.0, ScaleOp::Divide, kInf)));
+  EXPECT_TRUE(std::isnan(inverse_bound(1.0, ScaleOp::Add, kNaN)));
+  EXPECT_TRUE(std::isnan(inverse_bound(1.0, ScaleOp::Subtract, -kInf)));
+  EXPECT_TRUE(std::isnan(inverse_bound(kNaN, ScaleOp::Multiply, 2.0)));
+  EXPECT_EQ(inverse_bound(kInf, ScaleOp::Multiply, 2.0), kInf);
+  EXPECT_EQ(inverse_bound(kInf, ScaleOp::Subtract, 2.0), kInf);
+  EXPECT_LT(inverse_bound(-1.0, ScaleOp::Multiply, 2.0), 0.0);  // nothing matches: d >= 0
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // simjoin_fuzz: the distance forms of a query's join, one per family the SimilarityJoin custom
 // scan recognizes (simjoin arrays, cube, cube_enlarge, point, PostGIS): the tables, the keys
-// (columns, or computed and shifted by outer values), the distance and the join's clauses.
+// (columns, or computed and shifted by outer values), the distance, its bound (one per query, per
+// row, or scaled with arithmetic on the distance) and the join's clauses.
 // simjoin's arrays follow pgvector's operators: <-> Euclidean, <+> taxicab, <=> cosine distance
 // (Chebyshev only as chebyshev_distance()), and <#>, the negative inner product, which the custom
 // scan leaves to PostgreSQL (drawn rarely: a check that it is not taken for a distance).
@@ -122,12 +123,30 @@ Core FormGenerator::core(const CoreOptions& o) {
   // multiples are too, or past 2: every pair with a direction).
   const bool cosine_family = (fam == Family::SimjoinOp || fam == Family::SimjoinFn) && rng_.chance(0.3);
   const std::string E = cosine_family && o.const_eps && rng_.chance(0.6) ? cosine_eps() : o.eps;
-  auto compare = [&](const std::string& d) {
+  // Beyond d <= eps: a bound per row (a column of one side, on the lattice's scale), or
+  // monotone arithmetic on the distance with the bound scaled alike (pairs at eps then round
+  // onto the scaled bound or past it).
+  const int variant = static_cast<int>(rng_.weighted({76, 12, 12}));
+  const std::string B = variant != 1 ? E
+                        : rng_.pick(Strings{"b.f * " + fmt_double(S()), "a.f * " + fmt_double(S()),
+                                            "(" + E + ") * b.f", "b.num * " + fmt_double(S()),
+                                            "(b.c2 * " + fmt_double(S()) + ")::real"});
+  auto compare = [&](const std::string& d0) {
+    std::string d = d0, bound = B;
+    if (variant == 2) {
+      const std::string k = rng_.pick(Strings{"1000", "0.7", "0.1", "3", "1e-3"});
+      switch (rng_.range(0, 3)) {
+        case 0: d = "(" + d + ") * " + k; bound = "(" + bound + ") * " + k; break;
+        case 1: d = k + " * (" + d + ")"; bound = k + " * (" + bound + ")"; break;
+        case 2: d = "(" + d + ") / " + k; bound = "(" + bound + ") / " + k; break;
+        default: d = "(" + d + ") + " + k; bound = "(" + bound + ") + " + k; break;
+      }
+    }
     switch (rng_.range(0, 3)) {
-      case 0: return d + " <= " + E;
-      case 1: return d + " < " + E;
-      case 2: return E + " >= " + d;
-      default: return rng_.chance(0.5) ? E + " > " + d : d + " <= " + E;
+      case 0: return d + " <= " + bound;
+      case 1: return d + " < " + bound;
+      case 2: return bound + " >= " + d;
+      default: return rng_.chance(0.5) ? bound + " > " + d : d + " <= " + bound;
     }
   };
   const bool swap = rng_.chance(0.3);  // the right key first
@@ -228,12 +247,14 @@ Core FormGenerator::core(const CoreOptions& o) {
       lk = point_key(col, "a", lsh, "g", "ST_MakePoint");
       rk = point_key(col, "b", rsh, "g", "ST_MakePoint");
       dist = "ST_Distance(" + ordered(lk, rk) + ")";
-      cond = "ST_DWithin(" + ordered(lk, rk) + ", " + E + ")";
+      cond = "ST_DWithin(" + ordered(lk, rk) + ", " + B + ")";
       c.form = "postgis ST_DWithin";
       break;
     }
   }
   if (computed) c.form += " (computed keys)";
+  if (variant == 1) c.form += " (per-row bound)";
+  if (variant == 2 && fam != Family::Postgis) c.form += " (arithmetic on the distance)";
   c.dist = dist;
   c.left = L;
   c.right = R;

@@ -161,7 +161,9 @@ SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM cs_a a JOIN cs_b b ON a.v <-> 
        pg_temp.cs_explain('SELECT a.id, b.id FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3',
                           'Wild Rows') AS wild_rows;
 
--- Errors are PostgreSQL's own: vectors of different dimensions.
+-- Vectors of different dimensions: the custom scan raises simjoin's error naming the table and
+-- the row (by a unique column the query reads, else by its vector), PostgreSQL's plan the
+-- operator's.
 INSERT INTO cs_b VALUES (5000, 0, '{1,2,3}');
 SELECT count(*) FROM cs_a a JOIN cs_b b ON a.v <-> b.v <= 0.3;
 SET simjoin.enable_customscan = off;

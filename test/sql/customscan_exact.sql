@@ -162,7 +162,8 @@ SELECT * FROM pg_temp.cs_compare(
 SELECT * FROM pg_temp.cs_compare(
   'SELECT x.id AS a, b.id AS b FROM ex_r x JOIN ex_b b ON chebyshev_distance(b.v, x.v::float8[]) < 0.2');
 
--- Wild rows whose distance raises an error: the same error as PostgreSQL's own plan.
+-- Wild rows whose distance raises an error: the same error as PostgreSQL's own plan (SQLSTATE;
+-- simjoin's error for vectors of different dimensions names the table and the row).
 CREATE TABLE ex_e (id int PRIMARY KEY, v float8[]);
 INSERT INTO ex_e SELECT i, ARRAY[floor(random() * 40), floor(random() * 40)]
   FROM generate_series(1, 1500) i;

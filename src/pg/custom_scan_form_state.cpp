@@ -1,0 +1,149 @@
+// The SimilarityJoin custom scan's arithmetic on the distance and per-row radius
+// (custom_scan_form_state.h): their plan entries, their values per scan and per row, and the
+// engine's bound they give.
+#include "custom_scan_form_state.h"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+}
+
+#include <cmath>
+#include <cstring>
+
+namespace simjoin::pg::cs {
+
+namespace {
+
+int private_int(List* priv, int index) { return intVal(list_nth(priv, index)); }
+
+double float_datum(Datum value, bool is_float4) {
+  return is_float4 ? static_cast<double>(DatumGetFloat4(value)) : DatumGetFloat8(value);
+}
+
+}  // namespace
+
+FormState* create_form_state(List* priv) {
+  FormState* fs = static_cast<FormState*>(palloc0(sizeof(FormState)));
+  fs->radius_side = private_int(priv, PRIV_RADIUS_SIDE);
+  fs->n_scale = private_int(priv, PRIV_SCALE_COUNT);
+  fs->key_order = private_int(priv, PRIV_KEY_ORDER);
+  fs->scale = static_cast<ScaleStepState*>(palloc0(sizeof(ScaleStepState) * Max(fs->n_scale, 1)));
+  const int first_op = PRIV_COUNT + 2 * private_int(priv, PRIV_BOX_COUNT);
+  for (int k = 0; k < fs->n_scale; ++k)
+    fs->scale[k].op = static_cast<ScaleOp>(private_int(priv, first_op + k));
+  fs->max_radius = -HUGE_VAL;
+  fs->join_type = private_int(priv, PRIV_JOIN_TYPE);
+  return fs;
+}
+
+void begin_form_state(SimJoinState* st, CustomScan* cscan) {
+  FormState* fs = st->form_state;
+  const int first_factor = EXPR_BOX_FIRST + 2 * st->n_boxes;
+  for (int k = 0; k < fs->n_scale; ++k) {
+    Expr* factor = static_cast<Expr*>(list_nth(cscan->custom_exprs, first_factor + k));
+    fs->scale[k].factor = ExecInitExpr(factor, &st->css.ss.ps);
+    fs->scale[k].factor_is_float4 = exprType(reinterpret_cast<Node*>(factor)) == FLOAT4OID;
+  }
+  fs->other_qual = ExecInitQual(
+      static_cast<List*>(list_nth(cscan->custom_exprs, EXPR_OTHER_QUAL)), &st->css.ss.ps);
+  if (fs->radius_side >= 0) {
+    // Evaluated on the side's child tuples, as its key: the inner side's columns follow the
+    // outer side's in the scan tuple.
+    Expr* radius = static_cast<Expr*>(copyObjectImpl(list_nth(cscan->custom_exprs, EXPR_EPS)));
+    fs->radius_is_float4 = exprType(reinterpret_cast<Node*>(radius)) == FLOAT4OID;
+    if (fs->radius_side == 1) {
+      int shift = st->outer_columns;
+      shift_index_vars(reinterpret_cast<Node*>(radius), &shift);
+      // A change of what the radius reads rereads the inner side, as a change of its key's.
+      st->inner_key_params = bms_union(st->inner_key_params, pull_paramids(radius));
+    }
+    fs->radius = ExecInitExpr(radius, nullptr);
+  }
+}
+
+bool evaluate_scan_eps(SimJoinState* st) {
+  FormState* fs = st->form_state;
+  ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
+  bool isnull;
+  st->all_wild = false;
+  st->eps = -HUGE_VAL;  // a per-row radius: scan_bound takes the largest one read
+  if (fs->radius_side < 0) {
+    const Datum eps = ExecEvalExprSwitchContext(st->eps_expr, econtext, &isnull);
+    if (isnull) return false;  // dist <= NULL and ST_DWithin(x, y, NULL) are never true
+    st->eps = float_datum(eps, st->eps_is_float4);
+    // eps NaN: PostgreSQL's float order puts NaN above everything, so d <= NaN holds for every
+    // d; ST_DWithin with a negative eps raises an error. Both: every pair goes to the recheck.
+    st->all_wild = std::isnan(st->eps) || (st->form.dwithin && st->eps < 0);
+  }
+  for (int k = 0; k < fs->n_scale; ++k) {
+    ScaleStepState& step = fs->scale[k];
+    const Datum factor = ExecEvalExprSwitchContext(step.factor, econtext, &isnull);
+    if (isnull) return false;  // f(d) is NULL for every pair
+    step.value = float_datum(factor, step.factor_is_float4);
+    // A factor the inverse cannot take (k <= 0, infinite, NaN): every pair goes to the recheck.
+    if (std::isnan(inverse_bound(1.0, step.op, step.value))) st->all_wild = true;
+  }
+  return true;
+}
+
+double scan_bound(SimJoinState* st) {
+  const FormState* fs = st->form_state;
+  if (st->distance_qual >= 0) return exact_bound(st->eps, st->strict);
+  double eps = fs->radius_side >= 0 ? fs->max_radius : st->eps;
+  for (int k = 0; k < fs->n_scale; ++k) eps = inverse_bound(eps, fs->scale[k].op, fs->scale[k].value);
+  return engine_bound(st->form, eps, st->ref.dim);
+}
+
+bool reads_radius(const SimJoinState* st, const Side* side) {
+  const int radius_side = st->form_state->radius_side;
+  return radius_side >= 0 && side == (radius_side == 0 ? &st->outer : &st->inner);
+}
+
+int radius_row_status(SimJoinState* st, const Side* side, TupleTableSlot* slot, int status) {
+  FormState* fs = st->form_state;
+  if (fs->radius_side < 0) return status;
+  // A NaN distance (a KEY_SKIP key: pgvector's cosine of a zero vector) is not above a NaN
+  // radius: on either side such a row is paired with every row and left to the operator.
+  if (status == KEY_SKIP) status = KEY_WILD;
+  if (!reads_radius(st, side)) return status;
+  ExprContext* econtext = st->key_cxt;
+  econtext->ecxt_scantuple = slot;
+  bool isnull;
+  const Datum value = ExecEvalExprSwitchContext(fs->radius, econtext, &isnull);
+  if (isnull) return -1;  // the clause is NULL for every pair of the row
+  const double radius = float_datum(value, fs->radius_is_float4);
+  // d <= NaN holds for every d, d <= Infinity for every d but NaN, and ST_DWithin raises an
+  // error on a negative distance: the operator decides these rows' pairs.
+  if (!std::isfinite(radius) || (st->form.dwithin && radius < 0)) return KEY_WILD;
+  if (status == KEY_OK && radius > fs->max_radius) fs->max_radius = radius;
+  return status;
+}
+
+bool emits_unmatched(const SimJoinState* st) {
+  return st->form_state->join_type == JOIN_LEFT || st->form_state->join_type == JOIN_ANTI;
+}
+
+void reset_matches(SimJoinState* st) {
+  FormState* fs = st->form_state;
+  fs->next_unmatched = 0;
+  if (fs->join_type == JOIN_INNER) return;
+  ensure_capacity(st->arrays_mcxt, &fs->matched, &fs->matched_cap, Max(st->outer.n, 1));
+  memset(fs->matched, 0, st->outer.n);
+}
+
+bool emits_match(SimJoinState* st, uint32 outer_row, ExprContext* econtext) {
+  FormState* fs = st->form_state;
+  if (fs->join_type == JOIN_INNER) return true;
+  fs->matched[outer_row] = 1;
+  if (fs->join_type == JOIN_ANTI) return false;
+  if (fs->join_type == JOIN_LEFT && fs->other_qual && !ExecQual(fs->other_qual, econtext)) {
+    InstrCountFiltered2(&st->css.ss, 1);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace simjoin::pg::cs

@@ -280,5 +280,19 @@ DEALLOCATE ALL;
 \set vo :vq
 \ir planner_panel/query.sql
 
+\set qid q17
+\set title 'scaled distance: (a.v <-> b.v) * 1000 <= 2000, float8[] self-join, count'
+\set q 'SELECT count(*) AS n FROM pp_places a JOIN pp_places b ON (a.v <-> b.v) * 1000 <= 2000'
+\set vq :q
+\set vo 'SELECT count(*) AS n FROM pp_places a JOIN pp_places b ON ST_DWithin(a.g, b.g, 2)'
+\ir planner_panel/query.sql
+
+\set qid q18
+\set title 'float8[] self-join, each pair once: a.v <-> b.v <= 2 AND a.id < b.id (pairs + hashes)'
+\set q 'SELECT count(*) AS n, sum(hashtext(r::text)) AS h FROM (SELECT a.id AS a_id, b.id AS b_id FROM pp_places a JOIN pp_places b ON a.v <-> b.v <= 2 AND a.id < b.id) r'
+\set vq :q
+\set vo 'SELECT count(*) AS n, sum(hashtext(r::text)) AS h FROM (SELECT a.id AS a_id, b.id AS b_id FROM pp_places a JOIN pp_places b ON ST_DWithin(a.g, b.g, 2) AND a.id < b.id) r'
+\ir planner_panel/query.sql
+
 RESET statement_timeout;
 \echo PANEL done

@@ -1,17 +1,17 @@
 // The SimilarityJoin custom scan provider (issue 4): the join path hook and costing.
 //
-// For an inner join whose restriction list holds a distance clause (custom_scan_match.h:
-// f(dist(x, y)) <= c, < c, c >= f(dist), c > f(dist), or PostGIS ST_DWithin(x, y, c), f monotone
-// arithmetic, x from one input and y from the other, c free of Vars or one side's radius), the
-// hook offers a CustomPath "SimilarityJoin" next to PostgreSQL's own paths, costed from a sampled
-// estimate of the result size. The plan (custom_scan_plan.cpp) keeps every clause of the join:
-// the executor (custom_scan_exec.cpp) produces candidate pairs with the engine and checks each
-// with those clauses, so the rows are exactly those of PostgreSQL's own plans. For simjoin's own
-// distances compared with one eps (and cube's and PostGIS's where their arithmetic probe passes:
-// engine_is_exact) the engine's pairs are exactly those the distance clause accepts, and only the
-// other clauses are checked on them; cube's box clauses on the same keys are then decided
-// natively too. At DEBUG1 the hook says why a clause computing a distance between the two inputs
-// is not taken.
+// For an inner, LEFT, semi- or anti-join whose clauses hold a distance clause
+// (custom_scan_match.h: f(dist(x, y)) <= c, < c, c >= f(dist), c > f(dist), or PostGIS
+// ST_DWithin(x, y, c), f monotone arithmetic, x from one input and y from the other, c free of
+// Vars or one side's radius), the hook offers a CustomPath "SimilarityJoin" next to PostgreSQL's
+// own paths, costed from a sampled estimate of the result size. The plan (custom_scan_plan.cpp)
+// keeps every clause of the join: the executor (custom_scan_exec.cpp) produces candidate pairs
+// with the engine and checks each with those clauses, so the rows are exactly those of
+// PostgreSQL's own plans. For simjoin's own distances compared with one eps (and cube's and
+// PostGIS's where their arithmetic probe passes: engine_is_exact) the engine's pairs are exactly
+// those the distance clause accepts, and only the other clauses are checked on them; cube's box
+// clauses on the same keys are then decided natively too. At DEBUG1 the hook says why a clause
+// computing a distance between the two inputs is not taken.
 #include "custom_scan.h"
 
 #include "custom_scan_match.h"

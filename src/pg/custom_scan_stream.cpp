@@ -3,6 +3,7 @@
 // (next_batch), waiting in slices with CHECK_FOR_INTERRUPTS() between them; its statistics summed
 // for EXPLAIN (EngineTotals).
 #include "custom_scan_state.h"
+#include "custom_scan_form_state.h"
 
 #include "engine_runner.h"
 #include "pg_guard.h"
@@ -105,7 +106,11 @@ void start_stream(SimJoinState* st) {
     right.n = st->inner.n_points;
     right.dim = st->ref.dim;
     JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
-    spec.self_pairs = SelfPairs::All;
+    // A key-ordered self-join on a shared scan takes each unordered pair once (custom_scan_pairs
+    // tries its orientations): the engine's unique-pairs mode emits exactly those, at half the pairs.
+    const bool key_ordered = st->form_state && st->form_state->key_order != KEY_ORDER_NONE &&
+                             st->outer_shared;
+    spec.self_pairs = self_join && key_ordered ? SelfPairs::Unique : SelfPairs::All;
     PairStream::Options options = stream_options();
     options.queue_batches = kQueueBatches;
     options.keep_distance = false;  // the recheck decides; distances are not needed

@@ -11,14 +11,7 @@ OUT=${OUT:-$PWD/device-logs}
 mkdir -p "$OUT"
 steps=" ${*:-tests bench} "
 
-# The server must find PostGIS's libraries before it starts.
-[ -x /usr/lib/postgresql/15/bin/postgres ] || tar xJf .device/pg15-root.tar.xz -C /
-[ -f .device-postgis/postgis-libs.tar.xz ] && tar xJf .device-postgis/postgis-libs.tar.xz -C /opt/pgsys
-# Debian's PostGIS control files are links through /etc/alternatives, which the bundle lacks.
-for link in /usr/share/postgresql/15/extension/*.control; do
-  [ -e "$link" ] || ln -sf "$(basename "${link%.control}")-3.control" "$link"
-done
-source .device/pg-up >/dev/null || exit 1
+source scripts/device_pg_up.sh || exit 1  # the bundle, PostGIS, the cluster
 
 # GoogleTest from source (the GPU machine has no system package).
 source scripts/device_gtest.sh

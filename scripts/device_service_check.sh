@@ -17,14 +17,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-logs}
 mkdir -p "$OUT"
 steps=" ${*:-first-join regress concurrent gtest} "
-# PostGIS's libraries (carried in .device-postgis, as scripts/device_pg_check.sh does) before the
-# server starts; Debian's PostGIS control files are links through /etc/alternatives.
-[ -x /usr/lib/postgresql/15/bin/postgres ] || tar xJf .device/pg15-root.tar.xz -C /
-[ -f .device-postgis/postgis-libs.tar.xz ] && tar xJf .device-postgis/postgis-libs.tar.xz -C /opt/pgsys
-for link in /usr/share/postgresql/15/extension/*.control; do
-  [ -e "$link" ] || ln -sf "$(basename "${link%.control}")-3.control" "$link"
-done
-source .device/pg-up >/dev/null || exit 1
+source scripts/device_pg_up.sh || exit 1  # the bundle, PostGIS, the cluster
 export CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
 { make -j16 && make install; } >"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
 su pgu -s /bin/bash -c "LD_LIBRARY_PATH=$LD_LIBRARY_PATH /usr/lib/postgresql/15/bin/pg_ctl -D /tmp/pgdata -l /tmp/pg.log -w \

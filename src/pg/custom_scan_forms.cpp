@@ -175,6 +175,12 @@ void build_forms() {
         postgis_functions.dwithin = function_oid(nspname, "st_dwithin", 3, args);
         postgis_functions.make_point = function_oid(nspname, "st_makepoint", 2, xy);
         add_form(postgis_functions.dwithin, KEY_GEOMETRY, Metric::Euclidean, false, true, false);
+        // ST_Distance(a, b) <= d and a <-> b <= d: the engine finds candidates within a widened
+        // bound and PostGIS's own function decides every pair (engine_is_exact).
+        const Oid pair_args[2] = {geom, geom};
+        add_form(function_oid(nspname, "st_distance", 2, pair_args), KEY_GEOMETRY,
+                 Metric::Euclidean);
+        add_form(operator_function(nspname, "<->", geom, geom), KEY_GEOMETRY, Metric::Euclidean);
       }
     }
   }
@@ -225,7 +231,7 @@ const char* form_label(const FormInfo& form) {
              : form.metric == Metric::Manhattan ? "pgvector l1"
                                                 : "pgvector l2";
     case KEY_GEOMETRY:
-      return "postgis st_dwithin";
+      return form.dwithin ? "postgis st_dwithin" : "postgis distance";
   }
   return "?";
 }
@@ -235,7 +241,8 @@ bool engine_is_exact(const FormInfo& form) {
   if (form.kind != KEY_CUBE && form.kind != KEY_GEOMETRY) return false;
   if (!forms_valid) build_forms();
   if (form.kind == KEY_CUBE) return cube_probe_matches(cube_functions);
-  return postgis_probe_matches(postgis_functions);
+  // The probe shows ST_DWithin's arithmetic only: ST_Distance and <-> are rechecked on every pair.
+  return form.dwithin && postgis_probe_matches(postgis_functions);
 }
 
 CubeBoxRole cube_box_role(Oid funcid) {

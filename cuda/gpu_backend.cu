@@ -275,16 +275,12 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
   stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &diagonal), sink, stats);
 }
 
-// Device bytes per input point at the peak of a join: the uploaded doubles, the sorted doubles,
-// the float copy, and ids, keys, magnitudes and the sort's double buffers.
-std::size_t bytes_per_point(std::size_t dim) { return 20 * dim + 48; }
-
 // The most points a chunk may hold so that two chunks fit the input budget (the tuning's, else
 // half the memory the join may use); 0 when the inputs fit as they are.
 std::size_t chunk_points_for(const PointSet& left, const PointSet* right, const JoinSpec& spec) {
   std::size_t budget = tuning().input_bytes;
   if (budget == 0) budget = join_memory_bytes(spec.device_memory_bytes) / 2;
-  const std::size_t per_point = bytes_per_point(left.dim);
+  const std::size_t per_point = device_bytes_per_point(left.dim);
   const std::size_t points = left.n + (right ? right->n : 0);
   if (points * per_point <= budget) return 0;
   return std::max<std::size_t>(1, budget / (2 * per_point));

@@ -16,6 +16,11 @@ namespace simjoin::gpu {
 // This build's GPU backend (without CUDA: one that is never usable).
 JoinBackend& backend();
 
+// Device bytes per input point at the peak of a join: the uploaded doubles, the sorted doubles,
+// the float copy, and ids, keys, magnitudes and the sort's double buffers. The chunked join's
+// budget and the GPU service's ledger requests both count with it.
+inline std::size_t device_bytes_per_point(std::size_t dim) { return 20 * dim + 48; }
+
 // The device's name and memory (bytes); false when no device is usable.
 bool memory_info(std::string* name, std::size_t* free_bytes, std::size_t* total_bytes);
 

@@ -18,8 +18,6 @@
 namespace simjoin {
 namespace {
 
-// Device::Auto picks the GPU (when usable) from this many point pairs (n_left * n_right) on.
-constexpr double kGpuWorthPairs = 1e8;
 // Algorithm::Auto uses brute force up to this many point pairs: the grid's setup costs more.
 constexpr double kBruteForceMaxPairs = 16384.0;
 

@@ -40,4 +40,10 @@ CpuThreadLease::~CpuThreadLease() {
   if (leased_ > 0) service_shared()->cpu_threads_in_use.fetch_sub(leased_);
 }
 
+JoinSpec on_leased_cpu(JoinSpec spec, const CpuThreadLease& lease) {
+  spec.device = Device::Cpu;
+  spec.threads = lease.count();
+  return spec;
+}
+
 }  // namespace simjoin::pg

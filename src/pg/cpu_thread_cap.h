@@ -5,6 +5,8 @@
 // and a join runs on the threads it asks for.
 #pragma once
 
+#include "types.h"
+
 namespace simjoin::pg {
 
 class CpuThreadLease {
@@ -22,5 +24,8 @@ class CpuThreadLease {
   int count_ = 0;
   int leased_ = 0;  // taken from the shared counter
 };
+
+// The spec run on this backend's CPU engine with the lease's threads.
+JoinSpec on_leased_cpu(JoinSpec spec, const CpuThreadLease& lease);
 
 }  // namespace simjoin::pg

@@ -63,11 +63,8 @@ JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec
     return stats;
   }
   if (!note.empty()) notice(note.c_str());
-  JoinSpec cpu_spec = spec;
-  cpu_spec.device = Device::Cpu;
-  const CpuThreadLease threads(cpu_spec.threads);
-  cpu_spec.threads = threads.count();
-  JoinStats stats = run_join(left, right, cpu_spec, sink);
+  const CpuThreadLease threads(spec.threads);
+  JoinStats stats = run_join(left, right, on_leased_cpu(spec, threads), sink);
   report_join(stats, std::string());
   return stats;
 }

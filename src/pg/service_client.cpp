@@ -18,6 +18,8 @@ extern "C" {
 
 #include "cpu_thread_cap.h"
 #include "engine_runner.h"
+#include "gpu_backend.h"
+#include "join_backend.h"
 #include "pg_guard.h"
 #include "service_job.h"
 #include "service_shared.h"
@@ -27,15 +29,13 @@ namespace simjoin::pg {
 
 namespace {
 
-// Device::Auto sends a join to the service from this many point pairs (n_left * n_right) on.
-constexpr double kServiceWorthPairs = 1e8;
 constexpr std::uint32_t kRingSlots = 4;
 constexpr std::uint64_t kWorkingBytes = 64ull << 20;  // the job's batch buffers on the device
 
-// Device bytes a job asks the ledger for: twice its inputs on the device (the GPU backend's
-// bytes per point, cuda/gpu_backend.cu), so that the inputs take half of it, plus batch buffers.
+// Device bytes a job asks the ledger for: twice its inputs on the device, so that the inputs take
+// half of it (the GPU backend's split), plus batch buffers.
 std::uint64_t wanted_bytes(std::uint64_t points, std::uint32_t dim) {
-  return 2 * points * (20ull * dim + 48) + kWorkingBytes;
+  return 2 * points * gpu::device_bytes_per_point(dim) + kWorkingBytes;
 }
 
 // Marks this backend's part of the slot done; the service frees it when it is done too.
@@ -45,10 +45,7 @@ void release_slot(int slot_index, bool withdraw) {
   if (withdraw) slot.withdrawn.store(1);
   SpinLockAcquire(&shared->mutex);
   slot.backend_released = true;
-  if (slot.service_released) {
-    slot.state.store(static_cast<std::uint32_t>(JobState::Free));
-    slot.job_id = 0;
-  }
+  free_slot_if_released(&slot);
   Latch* service_latch = shared->service_latch;
   SpinLockRelease(&shared->mutex);
   if (withdraw && service_latch) SetLatch(service_latch);
@@ -63,7 +60,7 @@ class LocalStream : public BatchSource {
  public:
   LocalStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
               PairStream::Options options, std::string note)
-      : lease_(spec.threads), stream_(left, right, with_threads(spec, lease_.count()), std::move(options)),
+      : lease_(spec.threads), stream_(left, right, on_leased_cpu(spec, lease_), std::move(options)),
         note_(std::move(note)) {}
   Next next(StreamBatch* batch, std::chrono::milliseconds timeout) override {
     return stream_.next(batch, timeout);
@@ -74,11 +71,6 @@ class LocalStream : public BatchSource {
   const std::string& fallback_note() const override { return note_; }
 
  private:
-  static JoinSpec with_threads(JoinSpec spec, int threads) {
-    spec.device = Device::Cpu;
-    spec.threads = threads;
-    return spec;
-  }
   CpuThreadLease lease_;  // declared before the stream: returned after its threads ended
   PairStream stream_;
   std::string note_;
@@ -192,7 +184,6 @@ class ServiceStream : public BatchSource {
       slot.service_released = false;
       slot.withdrawn.store(0);
       slot.pairs.store(0);
-      slot.candidates.store(0);
       slot.state.store(static_cast<std::uint32_t>(JobState::Queued));
     }
     Latch* service_latch = shared->service_latch;
@@ -326,7 +317,7 @@ Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& s
       return Device::Cpu;
     case Device::Auto:
     default: {
-      const bool worth = std::isfinite(spec.eps) && spec.eps >= 0 && pairs >= kServiceWorthPairs;
+      const bool worth = std::isfinite(spec.eps) && spec.eps >= 0 && pairs >= kGpuWorthPairs;
       return worth && service_ready(nullptr) ? Device::Gpu : Device::Cpu;
     }
   }

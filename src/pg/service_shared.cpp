@@ -55,6 +55,13 @@ const char* job_state_name(JobState state) {
   return "unknown";
 }
 
+void free_slot_if_released(JobSlot* slot) {
+  if (slot->backend_released && slot->service_released) {
+    slot->state.store(static_cast<std::uint32_t>(JobState::Free));
+    slot->job_id = 0;
+  }
+}
+
 ServiceShared* service_shared() { return shared; }
 
 void service_preload_init() {

@@ -60,13 +60,11 @@ struct JobSlot {
   std::uint64_t want_bytes;     // the reservation the job asks for
   std::uint64_t reserved_bytes; // granted (less than wanted: the join runs in chunks)
   std::uint64_t candidates_estimate;  // n_left * n_right (the brute-force bound)
-  std::uint32_t generation;     // the service generation that admitted it
   // Released by each party when it is done with the slot; the second one frees it.
   bool backend_released;
   bool service_released;
   std::atomic<std::uint32_t> withdrawn;  // the backend stopped reading: end the job
   std::atomic<std::uint64_t> pairs;      // published to the ring so far
-  std::atomic<std::uint64_t> candidates; // distance evaluations so far (when the engine says)
 };
 
 struct ServiceShared {
@@ -74,7 +72,6 @@ struct ServiceShared {
   std::atomic<std::uint32_t> state;  // ServiceState
   std::int32_t service_pid;          // 0 when no service runs
   Latch* service_latch;              // the service's process latch (main segment: same address everywhere)
-  std::uint32_t generation;          // incremented at every service start
   bool cpu_device;                   // simjoin.service_device = cpu (tests): the CPU engine as the device
   char unusable_reason[256];
   std::int32_t n_devices;
@@ -83,6 +80,10 @@ struct ServiceShared {
   std::atomic<std::int32_t> cpu_threads_in_use;  // the cluster-wide CPU engine thread cap
   JobSlot jobs[kMaxJobs];
 };
+
+// Frees a slot once both parties (backend_released, service_released) are done with it. Under
+// ServiceShared::mutex.
+void free_slot_if_released(JobSlot* slot);
 
 // The shared state, or nullptr when the library was not preloaded.
 ServiceShared* service_shared();

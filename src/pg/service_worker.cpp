@@ -52,7 +52,6 @@ std::atomic<bool> exit_requested{false}; // a runner asks the main thread to res
 
 struct Runner {
   int slot = -1;
-  std::uint64_t job_id = 0;
   dsm_segment* segment = nullptr;
   JobHeader* job = nullptr;
   std::uint64_t reserved = 0;
@@ -199,14 +198,6 @@ void run_job(Runner* runner, bool cpu_device) {
   SetLatch(shared->service_latch);
 }
 
-// Frees a slot whose two parties are done with it (under the mutex).
-void free_slot_if_released(JobSlot* slot) {
-  if (slot->backend_released && slot->service_released) {
-    slot->state.store(static_cast<std::uint32_t>(JobState::Free));
-    slot->job_id = 0;
-  }
-}
-
 // Ends a runner whose thread finished (or, when the service exits, stops it first): joins the
 // thread, detaches the segment, returns the reservation to the ledger.
 void retire(Runner* runner, bool failed_by_exit) {
@@ -341,7 +332,6 @@ void admit_jobs(bool cpu_device) {
         ledger.running_jobs++;
         slot.device = device;
         slot.reserved_bytes = grant;
-        slot.generation = shared->generation;
         slot.started_at = GetCurrentTimestamp();
         slot.state.store(static_cast<std::uint32_t>(JobState::Running));
       } else {
@@ -349,13 +339,11 @@ void admit_jobs(bool cpu_device) {
       }
     }
     const dsm_handle handle = chosen >= 0 ? shared->jobs[chosen].segment : 0;
-    const std::uint64_t job_id = chosen >= 0 ? shared->jobs[chosen].job_id : 0;
     SpinLockRelease(&shared->mutex);
     if (chosen < 0) return;
 
     auto runner = std::make_unique<Runner>();
     runner->slot = chosen;
-    runner->job_id = job_id;
     runner->reserved = grant;
     runner->device = device;
     runner->segment = dsm_attach(handle);  // no resource owner here: mapped until detached
@@ -379,10 +367,9 @@ void admit_jobs(bool cpu_device) {
   }
 }
 
-// A new service generation: jobs a dead service held are failed, queued jobs stay queued.
+// A new service process takes over: jobs a dead one held are failed, queued jobs stay queued.
 void take_over(ServiceShared* shared) {
   SpinLockAcquire(&shared->mutex);
-  shared->generation++;
   shared->service_pid = MyProcPid;
   shared->service_latch = MyLatch;
   shared->cpu_device = service_device_setting == SERVICE_DEVICE_CPU;

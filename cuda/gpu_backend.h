@@ -32,6 +32,10 @@ void warm_up();
 // the process: then the owner must restart).
 bool context_healthy();
 
+// Poisons this process's context with a sticky error (an illegal address in a kernel) and throws
+// simjoin::Error with CUDA's message: for the GPU service's fault tests only.
+void poison_context_for_test();
+
 // Whether a CUDA device is usable. Initializes the CUDA runtime on first call (never call this
 // in the postmaster). `why` gets the reason when not.
 bool available(std::string* why);

@@ -24,4 +24,6 @@ void warm_up() { throw Error("simjoin was built without CUDA: no GPU backend"); 
 
 bool context_healthy() { return true; }
 
+void poison_context_for_test() { throw Error("simjoin was built without CUDA: no GPU backend"); }
+
 }  // namespace simjoin::gpu

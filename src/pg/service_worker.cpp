@@ -134,8 +134,15 @@ class RingSink : public PairSink {
   std::vector<std::uint64_t> scratch_;
 };
 
-void inject_fault(JobHeader* job, JobSlot* slot) {
+// The CPU test device's stand-in for a context poisoned by a sticky CUDA error.
+std::atomic<bool> test_device_poisoned{false};
+
+void inject_fault(JobHeader* job, JobSlot* slot, bool cpu_device) {
   switch (job->fault) {
+    case JobFault::Sticky:
+      if (!cpu_device) gpu::poison_context_for_test();
+      test_device_poisoned.store(true);
+      throw Error("simjoin: injected sticky error (CPU test device)");
     case JobFault::Error:
       throw Error("simjoin: injected fault");
     case JobFault::BadAlloc: {
@@ -167,7 +174,7 @@ void run_job(Runner* runner, bool cpu_device) {
   RingSink sink(job, slot);
   std::string error;
   try {
-    inject_fault(job, slot);
+    inject_fault(job, slot, cpu_device);
     const PointSet left{job_points(job, job->left_offset), job->n_left, job->dim};
     const PointSet right{job_points(job, job->right_offset), job->n_right, job->dim};
     JoinSpec spec = job->spec;
@@ -189,7 +196,8 @@ void run_job(Runner* runner, bool cpu_device) {
   if (!error.empty()) {
     copy_text(job->error, sizeof job->error, error);
     job->failed_before_pairs = !sink.published();
-    if (!cpu_device && !gpu::context_healthy()) exit_requested.store(true);  // sticky error
+    const bool poisoned = cpu_device ? test_device_poisoned.load() : !gpu::context_healthy();
+    if (poisoned) exit_requested.store(true);  // a sticky error: the postmaster restarts us
   }
   job->finished.store(error.empty() ? 1 : 2, std::memory_order_release);
   slot->state.store(static_cast<std::uint32_t>(error.empty() ? JobState::Done : JobState::Failed));

@@ -42,9 +42,9 @@ END $$;
 
 SELECT setseed(0.25);
 CREATE TABLE es_a AS SELECT i AS id, ARRAY[random() * 100, random() * 100] AS v,
-    random() * 2 AS r FROM generate_series(1, 20000) i;
+    4 * random() ^ 3 AS r FROM generate_series(1, 20000) i;
 CREATE TABLE es_b AS SELECT i AS id, ARRAY[random() * 100, random() * 100] AS v,
-    random() * 2 AS r FROM generate_series(1, 5000) i;
+    4 * random() ^ 3 AS r FROM generate_series(1, 5000) i;
 CREATE TABLE es_c AS SELECT i AS id, i % 10 AS g FROM generate_series(1, 20000) i;
 ANALYZE es_a;
 ANALYZE es_b;

@@ -75,6 +75,13 @@ SELECT * FROM pg_temp.est(
 SELECT * FROM pg_temp.est(
   'SELECT DISTINCT ON (a.id) a.id, b.id FROM es_a a JOIN es_b b ON a.v <-> b.v <= 1
    ORDER BY a.id, a.v <-> b.v', 'SELECT count(*) FROM es_a a JOIN es_b b ON a.v <-> b.v <= 1', 1);
+-- The same estimate whichever table comes first (the sample is read in one orientation).
+SELECT pg_temp.est_rows('SELECT * FROM es_a a JOIN es_b b ON a.v <-> b.v <= 1') =
+       pg_temp.est_rows('SELECT * FROM es_b b JOIN es_a a ON b.v <-> a.v <= 1') AS same_estimate;
+SELECT pg_temp.est_rows('SELECT * FROM es_a a JOIN es_b b ON a.v <-> b.v <= 1 JOIN es_c c
+                         ON c.id = a.id') =
+       pg_temp.est_rows('SELECT * FROM es_c c JOIN es_b b ON true JOIN es_a a
+                         ON c.id = a.id AND a.v <-> b.v <= 1') AS same_estimate;
 -- EXISTS and NOT EXISTS: the outer rows with a match and without one.
 SELECT * FROM pg_temp.est(
   'SELECT a.id FROM es_a a WHERE EXISTS (SELECT FROM es_b b WHERE a.v <-> b.v <= 0.5)',

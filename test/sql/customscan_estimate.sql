@@ -75,7 +75,7 @@ SELECT * FROM pg_temp.est(
 SELECT * FROM pg_temp.est(
   'SELECT DISTINCT ON (a.id) a.id, b.id FROM es_a a JOIN es_b b ON a.v <-> b.v <= 1
    ORDER BY a.id, a.v <-> b.v', 'SELECT count(*) FROM es_a a JOIN es_b b ON a.v <-> b.v <= 1', 1);
--- The same estimate whichever table comes first (the sample is read in one orientation).
+-- The same estimate whichever table comes first (sampled pairs count alike both ways).
 SELECT pg_temp.est_rows('SELECT * FROM es_a a JOIN es_b b ON a.v <-> b.v <= 1') =
        pg_temp.est_rows('SELECT * FROM es_b b JOIN es_a a ON b.v <-> a.v <= 1') AS same_estimate;
 SELECT pg_temp.est_rows('SELECT * FROM es_a a JOIN es_b b ON a.v <-> b.v <= 1 JOIN es_c c

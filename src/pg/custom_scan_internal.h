@@ -22,6 +22,8 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+#include <functional>
+
 #include "clause_bound.h"
 #include "types.h"
 
@@ -109,12 +111,38 @@ extern double pair_cost_setting;
 extern int sample_rows_setting;
 
 // ---- planning-time estimate (custom_scan_sample.cpp) ----------------------------------------
-// Estimated number of matching pairs, from samples of both sides' keys. Returns false when no
-// sample could be taken (side is not a plain table, key is not a plain column, no privileges,
-// row-level security, eps unknown).
+// The bound of a distance clause for the estimate: one eps for every pair, or a per-row radius.
+struct PairBound {
+  double eps = 0;         // the bound on the distance of every pair (radius_side < 0)
+  int radius_side = -1;   // 0: the outer row's radius, 1: the inner row's
+  Expr* radius = nullptr;  // that row's radius (an expression of its relation)
+  // A radius value to the bound on the distance (the inverse of the clause's arithmetic on the
+  // distance); -Infinity (a NULL radius) must give NaN or a negative bound: nothing within.
+  std::function<double(double)> radius_eps;
+};
+struct PairEstimate {
+  double pairs = 0;          // pairs within the bound (rows the engine cannot take: every pair)
+  double outer_keyed = 0;    // fraction of the outer rows with a key the engine reads
+  double outer_matched = 0;  // fraction of the outer rows with a match in the inner SAMPLE
+};
+// Estimated pairs from samples of both sides' keys (and the radius side's radius). Returns false
+// when no sample could be taken (side is not a plain table, no privileges, row-level security,
+// a key or radius that cannot be evaluated at planning time).
 bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
-                    RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form, double eps,
-                    double* pairs);
+                    RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form,
+                    const PairBound& bound, PairEstimate* out);
+
+// ---- the distance clauses' selectivity (custom_scan_estimate.cpp) ----------------------------
+// Installs the hook that sets, before the join search, the selectivity of each distance clause
+// between two base relations from the samples (so every join relation holding the clause, in
+// every join order, is sized on them). Called once from custom_scan_init.
+void estimate_init();
+// Pairs assumed where the bound is unknown when the plan is made (a parameter in a generic plan)
+// or a side cannot be sampled: a selective join, each row of the smaller side matching 10 rows.
+double default_pairs(double rows_o, double rows_i);
+// The selectivity that hook set on a clause of the join (rinfo->norm_selec), or -1 where it set
+// none (a clause joining no two base relations, one it does not take).
+double sized_clause_selectivity(PlannerInfo* root, RestrictInfo* rinfo);
 
 // ---- the plan (custom_scan_plan.cpp) ---------------------------------------------------------
 // PlanCustomPath of the SimilarityJoin path.

@@ -1,6 +1,6 @@
 // Planning-time estimate of a similarity join's result size, from block samples of both inputs'
-// key columns (cached per backend, dropped on relcache invalidation or when the table's size
-// changed by more than a fifth).
+// key columns and, for a per-row bound, of that side's radius (cached per backend, dropped on
+// relcache invalidation or when the table's size changed by more than a fifth).
 #include "custom_scan_internal.h"
 
 extern "C" {
@@ -40,6 +40,7 @@ struct Sample {
   Oid relid = InvalidOid;
   AttrNumber attno = 0;     // the key's column, or 0 for an expression key:
   Expr* key = nullptr;      // the expression, its Vars numbered 1
+  Expr* radius = nullptr;   // a per-row bound sampled with the key (Vars numbered 1), or null
   MemoryContext memory = nullptr;  // holds points and key (under TopMemoryContext)
   FormInfo form{};
   double table_tuples = 0;  // rel->tuples when sampled
@@ -48,6 +49,7 @@ struct Sample {
   int wild = 0;             // rows whose key the engine cannot take
   int dim = 0;
   double* points = nullptr;  // n * dim
+  double* radii = nullptr;   // n radius values where radius is set (-Infinity: NULL)
   uint64 last_use = 0;
 };
 
@@ -106,13 +108,32 @@ bool evaluable_key(RelOptInfo* rel, Expr* key) {
          !expression_returns_set(reinterpret_cast<Node*>(key));
 }
 
-// Evaluates `key` (Vars numbered 1) on each of the copied rows and classifies the values, in a
-// subtransaction: a key that raises an error on some row (the executor would raise it too, or
-// skip the row behind a cheaper clause) makes the sample unusable instead of failing the plan.
-// A cancel is raised again.
+// A radius value as a double: -Infinity for NULL (no distance is within it), NaN (above every
+// float8 in PostgreSQL's order) as +Infinity. false: a type the sample does not read.
+bool radius_value(Oid type, Datum value, bool isnull, double* out) {
+  if (isnull) {
+    *out = -INFINITY;
+    return true;
+  }
+  switch (type) {
+    case FLOAT8OID: *out = DatumGetFloat8(value); break;
+    case FLOAT4OID: *out = DatumGetFloat4(value); break;
+    case INT2OID: *out = DatumGetInt16(value); break;
+    case INT4OID: *out = DatumGetInt32(value); break;
+    case INT8OID: *out = static_cast<double>(DatumGetInt64(value)); break;
+    default: return false;
+  }
+  if (std::isnan(*out)) *out = INFINITY;
+  return true;
+}
+
+// Evaluates `key` and `radius` (Vars numbered 1; radius may be null) on each of the copied rows
+// and hands the values to take(key, radius), in a subtransaction: a key that raises an error on
+// some row (the executor would raise it too, or skip the row behind a cheaper clause) makes the
+// sample unusable instead of failing the plan. A cancel is raised again.
 template <typename Take>
-bool evaluate_key_on_rows(Relation rel, Expr* key, const FormInfo& form, HeapTuple* rows,
-                          int count, const Take& take) {
+bool evaluate_key_on_rows(Relation rel, Expr* key, Expr* radius, const FormInfo& form,
+                          HeapTuple* rows, int count, const Take& take) {
   MemoryContext caller = CurrentMemoryContext;
   ResourceOwner owner = CurrentResourceOwner;
   bool ok = true;
@@ -121,6 +142,8 @@ bool evaluate_key_on_rows(Relation rel, Expr* key, const FormInfo& form, HeapTup
   PG_TRY();
   {
     ExprState* state = ExecInitExpr(key, nullptr);
+    ExprState* radius_state = radius ? ExecInitExpr(radius, nullptr) : nullptr;
+    const Oid radius_type = radius ? exprType(reinterpret_cast<Node*>(radius)) : InvalidOid;
     ExprContext* econtext = CreateStandaloneExprContext();
     TupleTableSlot* slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
     for (int i = 0; i < count; ++i) {
@@ -128,7 +151,13 @@ bool evaluate_key_on_rows(Relation rel, Expr* key, const FormInfo& form, HeapTup
       econtext->ecxt_scantuple = slot;
       bool isnull;
       const Datum value = ExecEvalExprSwitchContext(state, econtext, &isnull);
-      if (!isnull) take(detoast_key(form, value));
+      double bound = 0;
+      if (radius_state) {
+        bool radius_null;
+        const Datum r = ExecEvalExprSwitchContext(radius_state, econtext, &radius_null);
+        if (!radius_value(radius_type, r, radius_null, &bound)) elog(ERROR, "radius type");
+      }
+      if (!isnull) take(detoast_key(form, value), bound);
       ResetExprContext(econtext);
       CHECK_FOR_INTERRUPTS();
     }
@@ -154,8 +183,8 @@ bool evaluate_key_on_rows(Relation rel, Expr* key, const FormInfo& form, HeapTup
   return ok;
 }
 
-void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, double tuples,
-                 Sample* s) {
+void take_sample(Oid relid, AttrNumber attno, Expr* key, Expr* radius, const FormInfo& form,
+                 double tuples, Sample* s) {
   Relation rel = table_open(relid, NoLock);  // the query holds its lock already
   const BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
   const int target = sample_rows_setting;
@@ -175,6 +204,7 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, d
   sample.table_tuples = tuples;
   int capacity = 256;
   double* points = nullptr;
+  double* radii = nullptr;
   KeyRef ref;
   const bool varlena = form.kind != KEY_POINT;
   double* buffer = nullptr;
@@ -183,19 +213,22 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, d
   HeapTuple* rows = key ? static_cast<HeapTuple*>(palloc(sizeof(HeapTuple) * Max(target, 1)))
                         : nullptr;
   int row_count = 0;
-  auto take = [&](Datum value) {
+  auto take = [&](Datum value, double bound) {
     const KeyStatus status = classify_key(form, value, &ref);
     if (status == KEY_WILD) ++sample.wild;
     if (status != KEY_OK) return;
     if (!points) {
       points = static_cast<double*>(palloc(sizeof(double) * capacity * ref.dim));
+      radii = static_cast<double*>(palloc(sizeof(double) * capacity));
       buffer = static_cast<double*>(palloc(sizeof(double) * ref.dim));
     } else if (sample.n == capacity) {
       capacity *= 2;
       points = static_cast<double*>(repalloc(points, sizeof(double) * capacity * ref.dim));
+      radii = static_cast<double*>(repalloc(radii, sizeof(double) * capacity));
     }
     read_key(form, value, ref, buffer);
     memcpy(points + static_cast<size_t>(sample.n) * ref.dim, buffer, sizeof(double) * ref.dim);
+    radii[sample.n] = bound;
     ++sample.n;
   };
   bool usable = true;
@@ -229,14 +262,15 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, d
           --sample.seen;
           continue;
         }
-        take(detoast_key(form, value));
+        take(detoast_key(form, value), 0);
       }
     }
     table_endscan(scan);
     ExecDropSingleTupleTableSlot(slot);
     FreeAccessStrategy(strategy);
   }
-  if (key && row_count > 0) usable = evaluate_key_on_rows(rel, key, form, rows, row_count, take);
+  if (key && row_count > 0)
+    usable = evaluate_key_on_rows(rel, key, radius, form, rows, row_count, take);
   table_close(rel, NoLock);
   if (usable) {
     sample.memory = AllocSetContextCreate(TopMemoryContext, "simjoin sample cache",
@@ -246,8 +280,13 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, d
       const Size bytes = sizeof(double) * sample.n * ref.dim;
       sample.points = static_cast<double*>(palloc(bytes));
       memcpy(sample.points, points, bytes);
+      if (radius) {
+        sample.radii = static_cast<double*>(palloc(sizeof(double) * sample.n));
+        memcpy(sample.radii, radii, sizeof(double) * sample.n);
+      }
     }
     if (key) sample.key = static_cast<Expr*>(copyObjectImpl(key));
+    if (radius) sample.radius = static_cast<Expr*>(copyObjectImpl(radius));
   }
   sample.dim = ref.dim;
   sample.used = usable;
@@ -256,12 +295,28 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, d
   *s = usable ? sample : Sample{};
 }
 
-Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo& form) {
+// The sample of a relation's key (and, where radius is not null, of its per-row bound). null: no
+// sample (not a plain table, no privileges, row-level security, a key or radius that cannot be
+// evaluated at planning time or raised an error on a sampled row).
+Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, Expr* radius,
+                   const FormInfo& form) {
   if (sample_rows_setting <= 0) return nullptr;
   if (rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION) return nullptr;
   const AttrNumber attno = key_column(rel, key);
-  Expr* key_expr = nullptr;  // an expression key, its Vars renumbered to 1 (cache and evaluation)
-  if (attno == 0) {
+  // An expression key (or any key sampled with a radius: both are evaluated on copied rows) and
+  // the radius, their Vars renumbered to 1 (cache and evaluation).
+  Expr* key_expr = nullptr;
+  Expr* radius_expr = nullptr;
+  if (radius) {
+    const Oid type = exprType(reinterpret_cast<Node*>(radius));
+    if (!evaluable_key(rel, radius) ||
+        !(type == FLOAT8OID || type == FLOAT4OID || type == INT2OID || type == INT4OID ||
+          type == INT8OID))
+      return nullptr;
+    radius_expr = static_cast<Expr*>(copyObjectImpl(radius));
+    ChangeVarNodes(reinterpret_cast<Node*>(radius_expr), rel->relid, 1, 0);
+  }
+  if (attno == 0 || radius) {
     if (!evaluable_key(rel, key)) return nullptr;
     key_expr = static_cast<Expr*>(copyObjectImpl(key));
     ChangeVarNodes(reinterpret_cast<Node*>(key_expr), rel->relid, 1, 0);
@@ -280,7 +335,7 @@ Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo
   Sample* victim = &cache[0];
   for (Sample& s : cache) {
     if (s.used && s.relid == relid && s.attno == attno && same_form(s.form, form) &&
-        equal(s.key, key_expr)) {
+        equal(s.key, key_expr) && equal(s.radius, radius_expr)) {
       const double ratio = (tuples + 1) / (s.table_tuples + 1);
       if (ratio < 0.8 || ratio > 1.25) {
         drop(&s);
@@ -293,7 +348,7 @@ Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo
     if (!s.used || (victim->used && s.last_use < victim->last_use)) victim = &s;
   }
   drop(victim);
-  take_sample(relid, attno, key_expr, form, tuples, victim);
+  take_sample(relid, attno, key_expr, radius_expr, form, tuples, victim);
   if (!victim->used) return nullptr;  // the key raised an error on a sampled row
   victim->last_use = ++use_clock;
   return victim;
@@ -302,27 +357,48 @@ Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo
 }  // namespace
 
 bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
-                    RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form, double eps,
-                    double* pairs) {
-  Sample* so = get_sample(root, outer_rel, outer_key, form);
+                    RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form,
+                    const PairBound& bound, PairEstimate* out) {
+  Sample* so = get_sample(root, outer_rel, outer_key, bound.radius_side == 0 ? bound.radius : nullptr,
+                          form);
   if (!so) return false;
-  Sample* si = get_sample(root, inner_rel, inner_key, form);
+  Sample* si = get_sample(root, inner_rel, inner_key, bound.radius_side == 1 ? bound.radius : nullptr,
+                          form);
   if (!si) return false;
+  *out = PairEstimate{};
   const double n_outer = outer_rel->rows, n_inner = inner_rel->rows;
-  if (so->seen == 0 || si->seen == 0) {
-    *pairs = 0;
-    return true;
-  }
+  if (so->seen == 0 || si->seen == 0) return true;
   // Wild rows are paired with every row of the other side.
   double estimate = (static_cast<double>(so->wild) / so->seen) * n_outer * n_inner +
                     (static_cast<double>(si->wild) / si->seen) * n_outer * n_inner;
-  const double bound = engine_bound(form, eps, Max(so->dim, 1));
-  if (!std::isnan(bound) && so->n > 0 && si->n > 0 && so->dim == si->dim) {
-    const bool self = so == si;
-    const int dim = so->dim;
+  const int dim = so->dim;
+  if (so->n > 0 && si->n > 0 && so->dim == si->dim) {
     const int no = so->n, ni = si->n;
+    // Both inputs scan the same rows (a self-join, with or without a radius): the same sample.
+    const bool self = so->relid == si->relid && no == ni && so->seen == si->seen &&
+                      memcmp(so->points, si->points, sizeof(double) * no * dim) == 0;
     const Metric metric = form.metric;
-    const double acc_bound = accumulated_bound(bound, metric);
+    const bool cosine = metric == Metric::Cosine;
+    // The bound of each row of the radius side (or the one bound): eps for the cosine distance,
+    // the engine's accumulated bound otherwise; NaN where no distance is within it.
+    const Sample* bounded = bound.radius_side == 0 ? so : bound.radius_side == 1 ? si : nullptr;
+    const int nb = bounded ? bounded->n : 1;
+    double* row_eps = static_cast<double*>(palloc(sizeof(double) * nb));
+    double* row_acc = static_cast<double*>(palloc(sizeof(double) * nb));
+    double* row_reach = static_cast<double*>(palloc(sizeof(double) * nb));  // the engine's bound
+    double widest = NAN;  // the largest engine bound: the window on the first coordinate
+    int within_self = 0;  // rows of the radius side whose bound holds distance 0
+    for (int k = 0; k < nb; ++k) {
+      double eps = bounded ? bound.radius_eps(bounded->radii[k]) : bound.eps;
+      const double engine = std::isnan(eps) ? NAN : engine_bound(form, eps, Max(dim, 1));
+      row_eps[k] = std::isnan(engine) ? NAN : eps;
+      row_acc[k] = std::isnan(engine) ? NAN : accumulated_bound(engine, metric);
+      row_reach[k] = engine;
+      if (!std::isnan(engine)) {
+        widest = std::isnan(widest) ? engine : Max(widest, engine);
+        if (eps >= 0) ++within_self;
+      }
+    }
     // Inner sample sorted on the first coordinate: |dx0| <= distance for all three metrics, so
     // each outer point only looks at a window; work stays near-linear for selective joins.
     uint32* order = static_cast<uint32*>(palloc(sizeof(uint32) * ni));
@@ -334,27 +410,38 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
     });
     for (int j = 0; j < ni; ++j) first[j] = ip[static_cast<size_t>(order[j]) * dim];
     double count = 0, evaluations = 0;
-    int processed = 0;
-    // The cosine distance bounds no coordinate difference: every inner point is looked at.
-    const bool cosine = metric == Metric::Cosine;
-    for (int i = 0; i < no; ++i, ++processed) {
+    int processed = 0, matched = 0;
+    for (int i = 0; i < no && !std::isnan(widest); ++i, ++processed) {
       if (evaluations > 2e7) break;  // bounded planning work: extrapolate from `processed`
+      const int bi = bound.radius_side == 0 ? i : 0;
+      if (bound.radius_side == 0 && std::isnan(row_acc[bi])) continue;
       const double* a = so->points + static_cast<size_t>(i) * dim;
-      const double lo = a[0] - bound, hi = a[0] + bound;
+      // The cosine distance bounds no coordinate difference: every inner point is looked at.
+      const double reach = bound.radius_side == 0 ? row_reach[bi] : widest;
+      const double lo = a[0] - reach, hi = a[0] + reach;
       const int begin =
           cosine ? 0 : static_cast<int>(std::lower_bound(first, first + ni, lo) - first);
+      bool any = self && row_eps[bound.radius_side < 0 ? 0 : i] >= 0;  // the row with itself
       for (int k = begin; k < ni && (cosine || first[k] <= hi); ++k) {
         const uint32 j = order[k];
         if (self && static_cast<int>(j) == i) continue;
+        const int b = bound.radius_side == 1 ? static_cast<int>(j) : bi;
+        if (std::isnan(row_acc[b])) continue;
         evaluations += dim;
-        const double* b = ip + static_cast<size_t>(j) * dim;
-        if (cosine ? exact_distance(a, b, dim, metric) <= eps
-                   : accumulate_distance(a, b, dim, metric) <= acc_bound)
+        const double* p = ip + static_cast<size_t>(j) * dim;
+        if (cosine ? exact_distance(a, p, dim, metric) <= row_eps[b]
+                   : accumulate_distance(a, p, dim, metric) <= row_acc[b]) {
           count += 1;
+          any = true;
+        }
       }
+      if (any) ++matched;
     }
     pfree(order);
     pfree(first);
+    pfree(row_eps);
+    pfree(row_acc);
+    pfree(row_reach);
     // Selectivity over all sampled rows (NULL keys included); the sampled points stand for
     // so->n / so->seen of the rows.
     const double point_pairs = self ? static_cast<double>(processed) * (ni - 1)
@@ -364,10 +451,13 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
       const double fraction_i = static_cast<double>(si->n) / si->seen;
       const double selectivity = (count + 0.5) / point_pairs;
       estimate += selectivity * fraction_o * fraction_i * n_outer * n_inner;
-      if (self) estimate += fraction_o * Min(n_outer, n_inner);  // each row with itself
+      if (self)  // each row with itself, where its bound holds distance 0
+        estimate += fraction_o * Min(n_outer, n_inner) * within_self / nb;
+      out->outer_keyed = fraction_o;
+      out->outer_matched = fraction_o * matched / processed;
     }
   }
-  *pairs = Min(estimate, n_outer * n_inner);
+  out->pairs = Min(estimate, n_outer * n_inner);
   return true;
 }
 

@@ -14,7 +14,7 @@ const DeviceSpeeds& measured_speeds() {
       /*cpu_point_ns=*/46.0, /*cpu_point_dim_ns=*/5.3, /*cpu_candidate_ns=*/1.4,
       /*cpu_term_ns=*/1.6, /*cpu_pair_ns=*/6.2,
       /*gpu_join_ns=*/16e6, /*gpu_point_dim_ns=*/6.0, /*gpu_term_ns=*/0.005, /*gpu_pair_ns=*/0.35,
-      /*around_row_ns=*/300.0, /*around_pair_ns=*/150.0};
+      /*around_row_ns=*/100.0, /*around_pair_ns=*/25.0};
   return speeds;
 }
 

@@ -16,8 +16,8 @@
 namespace simjoin {
 namespace {
 
-constexpr std::size_t kProbeSample = 512;
-constexpr std::size_t kBuildSample = 4096;
+constexpr std::size_t kProbeSample = 256;
+constexpr std::size_t kBuildSample = 2048;
 constexpr int kMaxIndexedDims = 6;     // plan_grid's largest chosen k
 constexpr double kWidthMargin = 1e-5;  // plan_grid's
 
@@ -55,7 +55,7 @@ UnitSamples unit_vectors(const GridSamples& samples) {
 // pair reads before it can stop (the engine stops once the partial distance exceeds the bound,
 // summing dimensions by decreasing variance); probes are taken in order until kPairTermBudget
 // terms.
-constexpr double kPairTermBudget = 4e6;
+constexpr double kPairTermBudget = 1e6;
 void sample_pairs_and_terms(const GridSamples& samples, const std::vector<int>& order, int k,
                             double radius, Metric metric, JoinWork* work) {
   const double bound = metric == Metric::Euclidean ? radius * radius : radius;

@@ -360,6 +360,10 @@ void warm_up() {
 
 bool context_healthy() { return cudaDeviceSynchronize() == cudaSuccess; }
 
+int gpu_count() { return usable_device_count(); }
+
+void select_gpu(int index) { select_device(index); }
+
 namespace {
 __global__ void write_through(int* address) { *address = 1; }
 }  // namespace

@@ -155,6 +155,11 @@ if [[ $steps == *" gtest "* ]]; then
 fi
 
 if [[ $steps == *" sanitizer "* ]]; then
+  if [ ! -x build/engine_tests ]; then
+    source scripts/device_gtest.sh
+    setup_gtest
+    make -j16 build/engine_tests >"$OUT/gtest-build.txt" 2>&1 || tail -5 "$OUT/gtest-build.txt"
+  fi
   timeout 200 compute-sanitizer --tool memcheck --leak-check full build/engine_tests \
     --gtest_filter='GpuEdgeCases*:GpuStreaming*' >"$OUT/memcheck.txt" 2>&1
   grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck.txt" | tail -3

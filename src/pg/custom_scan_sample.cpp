@@ -316,7 +316,7 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
   // Wild rows are paired with every row of the other side.
   double estimate = (static_cast<double>(so->wild) / so->seen) * n_outer * n_inner +
                     (static_cast<double>(si->wild) / si->seen) * n_outer * n_inner;
-  const double bound = engine_bound(form, eps, Max(so->dim, 1));
+  const double bound = engine_bound(form, eps, KeyRef{Max(so->dim, 1)});
   if (!std::isnan(bound) && so->n > 0 && si->n > 0 && so->dim == si->dim) {
     const bool self = so == si;
     const int dim = so->dim;

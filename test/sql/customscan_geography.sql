@@ -136,6 +136,13 @@ SELECT (SELECT count(*) FROM gg_generic) AS rows_generic,
 DEALLOCATE gg_q;
 RESET plan_cache_mode;
 
+-- Rescans: d from the outer query (LATERAL), one scan per value.
+EXPLAIN (COSTS OFF) SELECT v.d, c.n FROM (VALUES (1000::float8), (5000), (0)) v(d),
+  LATERAL (SELECT count(*) AS n FROM gg_a a JOIN gg_b b ON ST_DWithin(a.g, b.g, v.d)) c;
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT v.d, c.n FROM (VALUES (1000::float8), (5000), (0), (NULL)) v(d),
+   LATERAL (SELECT count(*) AS n FROM gg_a a JOIN gg_b b ON ST_DWithin(a.g, b.g, v.d, false)) c');
+
 -- Self-join (one shared scan) with a key order, and a LEFT JOIN.
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM gg_a a JOIN gg_a b ON ST_DWithin(a.g, b.g, 8000)

@@ -143,6 +143,20 @@ SELECT * FROM pg_temp.cs_compare(
   'SELECT v.d, c.n FROM (VALUES (1000::float8), (5000), (0), (NULL)) v(d),
    LATERAL (SELECT count(*) AS n FROM gg_a a JOIN gg_b b ON ST_DWithin(a.g, b.g, v.d, false)) c');
 
+-- Arithmetic on the distance (kilometres) and a per-row bound (the inner row's radius, NULL and
+-- negative ones included: a negative one is a wild row, PostGIS says false).
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM gg_a a JOIN gg_b b ON ST_Distance(a.g, b.g) / 1000 <= 4.5');
+CREATE TABLE gg_r AS SELECT id, g, CASE WHEN id % 11 = 0 THEN NULL ELSE (id % 7) * 1000.0 END AS r
+  FROM gg_b;
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM gg_a a JOIN gg_r b ON ST_DWithin(a.g, b.g, b.r, false)');
+INSERT INTO gg_r VALUES (40001, 'SRID=4326;POINT(8 46)', -1);
+SET simjoin.enable_customscan = off;
+SELECT count(*) FROM gg_a a JOIN gg_r b ON ST_DWithin(a.g, b.g, b.r);
+RESET simjoin.enable_customscan;
+SELECT count(*) FROM gg_a a JOIN gg_r b ON ST_DWithin(a.g, b.g, b.r);
+
 -- Self-join (one shared scan) with a key order, and a LEFT JOIN.
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM gg_a a JOIN gg_a b ON ST_DWithin(a.g, b.g, 8000)

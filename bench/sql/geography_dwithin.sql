@@ -63,7 +63,8 @@ CREATE TEMP TABLE bg_runs (d int, mode text, round int, n bigint, ms numeric,
 CREATE FUNCTION pg_temp.bg_run(d int, rounds int) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
-  q text := format('SELECT count(*) FROM bg_places a JOIN bg_places b ON ST_DWithin(a.g, b.g, %s)', d);
+  q text := format('SELECT count(*) FROM bg_places a JOIN bg_places b '
+                   'ON ST_DWithin(a.g, b.g, %s)', d);
   forward text[] := ARRAY['custom', 'custom, no index', 'native'];
   r int;
   m text;

@@ -94,7 +94,7 @@ double scan_bound(SimJoinState* st) {
   if (st->distance_qual >= 0) return exact_bound(st->eps, st->strict);
   double eps = fs->radius_side >= 0 ? fs->max_radius : st->eps;
   for (int k = 0; k < fs->n_scale; ++k) eps = inverse_bound(eps, fs->scale[k].op, fs->scale[k].value);
-  return engine_bound(st->form, eps, st->ref.dim);
+  return engine_bound(st->form, eps, st->ref);
 }
 
 bool reads_radius(const SimJoinState* st, const Side* side) {

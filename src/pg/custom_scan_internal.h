@@ -36,6 +36,7 @@ enum KeyKind : int {
   KEY_POINT = 3,        // built-in point
   KEY_PGVECTOR = 4,     // pgvector's vector (float4 coordinates)
   KEY_GEOMETRY = 5,     // PostGIS geometry (2-D points; anything else is wild)
+  KEY_GEOGRAPHY = 6,    // PostGIS geography (points as unit normals: candidates only)
 };
 
 // A recognized distance form: which function computes the distance and what it means.
@@ -95,8 +96,9 @@ CubeBoxRole cube_box_role(Oid funcid);
 // The engine's bound for an exact form: exact_bound(eps, strict) (clause_bound.h, the engine's).
 
 // The engine's bound: a widened eps such that every pair the operator accepts at `eps` lies
-// within it in the engine's double arithmetic. NaN if no engine run is needed (nothing can match).
-double engine_bound(const FormInfo& form, double eps, int dim);
+// within it in the engine's double arithmetic on keys of ref's dimension (and SRID: geography).
+// NaN if no engine run is needed (nothing can match) or none can bound the pairs.
+double engine_bound(const FormInfo& form, double eps, const KeyRef& ref);
 
 // A self-join's key order clause (custom_scan_match.h: match_key_order): none, one under which
 // at most one orientation of a pair holds (a.k < b.k, a.k > b.k), or one under which both may

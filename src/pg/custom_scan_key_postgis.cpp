@@ -12,7 +12,7 @@ constexpr uint8 kG2Z = 0x01, kG2M = 0x02, kG2BBox = 0x04, kG2Geodetic = 0x08,
                 kG2Extended = 0x10, kG2Version = 0x40;
 constexpr uint32 kPointType = 1;
 
-GeoPoint parse_geometry(Datum value) {
+GeoPoint parse_geometry(Datum value, bool geodetic) {
   GeoPoint p{false, 0, 0, 0};
   Size size;
   const char* data = varlena_data(value, &size);
@@ -20,7 +20,7 @@ GeoPoint parse_geometry(Datum value) {
   const uint8* bytes = reinterpret_cast<const uint8*>(data);
   const uint8 flags = bytes[3];
   if (!(flags & kG2Version)) return p;  // not the PostGIS 3 layout: leave it to PostGIS
-  if (flags & kG2Geodetic) return p;
+  if (static_cast<bool>(flags & kG2Geodetic) != geodetic) return p;
   int32 srid = (int32(bytes[0]) << 16) | (int32(bytes[1]) << 8) | int32(bytes[2]);
   srid = (srid << 11) >> 11;  // sign-extend the 21 stored bits
   Size offset = 4;

@@ -19,6 +19,19 @@ Datum detoast_key(const FormInfo& form, Datum value) {
       pg_detoast_datum_packed(reinterpret_cast<struct varlena*>(DatumGetPointer(value))));
 }
 
+namespace {
+
+// Whether a key's SRID is the join's (the first key's fixes it).
+bool same_srid(KeyRef* ref, int32 srid) {
+  if (!ref->srid_set) {
+    ref->srid = srid;
+    ref->srid_set = true;
+  }
+  return srid == ref->srid;
+}
+
+}  // namespace
+
 KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref) {
   int dim = -1;
   switch (form.kind) {
@@ -41,12 +54,14 @@ KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref) {
     case KEY_GEOMETRY: {
       const GeoPoint p = parse_geometry(value);
       if (!p.ok || !coordinate_ok(p.x) || !coordinate_ok(p.y)) return KEY_WILD;
-      if (ref->srid_set && p.srid != ref->srid) return KEY_WILD;
-      if (!ref->srid_set) {
-        ref->srid = p.srid;
-        ref->srid_set = true;
-      }
+      if (!same_srid(ref, p.srid)) return KEY_WILD;
       dim = 2;
+      break;
+    }
+    case KEY_GEOGRAPHY: {
+      int32 srid = 0;
+      dim = geography_point(value, nullptr, &srid);
+      if (dim > 0 && !same_srid(ref, srid)) return KEY_WILD;
       break;
     }
   }
@@ -73,6 +88,11 @@ void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out)
       const GeoPoint p = parse_geometry(value);
       out[0] = p.x;
       out[1] = p.y;
+      break;
+    }
+    case KEY_GEOGRAPHY: {
+      int32 srid;
+      geography_point(value, out, &srid);
       break;
     }
   }

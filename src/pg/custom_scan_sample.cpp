@@ -390,7 +390,7 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
     int within_self = 0;  // rows of the radius side whose bound holds distance 0
     for (int k = 0; k < nb; ++k) {
       double eps = bounded ? bound.radius_eps(bounded->radii[k]) : bound.eps;
-      const double engine = std::isnan(eps) ? NAN : engine_bound(form, eps, Max(dim, 1));
+      const double engine = std::isnan(eps) ? NAN : engine_bound(form, eps, KeyRef{Max(dim, 1)});
       row_eps[k] = std::isnan(engine) ? NAN : eps;
       row_acc[k] = std::isnan(engine) ? NAN : accumulated_bound(engine, metric);
       row_reach[k] = engine;

@@ -246,9 +246,20 @@ Core FormGenerator::core(const CoreOptions& o) {
       const bool col = L->has_geom && R->has_geom && !computed && rng_.chance(0.8);
       lk = point_key(col, "a", lsh, "g", "ST_MakePoint");
       rk = point_key(col, "b", rsh, "g", "ST_MakePoint");
-      dist = "ST_Distance(" + ordered(lk, rk) + ")";
-      cond = "ST_DWithin(" + ordered(lk, rk) + ", " + B + ")";
-      c.form = "postgis ST_DWithin";
+      // geography: the same points as longitude and latitude (SRID 4326; PostGIS coerces those
+      // out of range), the bound in metres (one degree of a great circle on PostGIS's sphere:
+      // lattice neighbours near the bound), on the spheroid or the sphere
+      std::string spheroid, bound = B;
+      const bool geography = rng_.chance(0.35);
+      if (geography) {
+        bound = "(" + B + ") * 111195";
+        lk = "(" + lk + ")::geography";
+        rk = "(" + rk + ")::geography";
+        if (rng_.chance(0.6)) spheroid = rng_.chance(0.5) ? ", true" : ", false";
+      }
+      dist = "ST_Distance(" + ordered(lk, rk) + spheroid + ")";
+      cond = "ST_DWithin(" + ordered(lk, rk) + ", " + bound + spheroid + ")";
+      c.form = geography ? "postgis geography ST_DWithin" : "postgis ST_DWithin";
       break;
     }
   }

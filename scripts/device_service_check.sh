@@ -6,6 +6,7 @@
 #   regress      the pg_regress suite through the GPU service (simjoin.device = gpu, gpu_error = error)
 #   concurrent   N sessions at once (function and custom scan mixed, gpu_error = error) on a
 #                500k-row clustered 2-D table: every count right, no error, GPU memory sampled
+#   concurrent100  the same with 64 sessions on a 100k-row 100-D set
 #   faults       on the GPU: an injected engine error (fallback and error), a service killed
 #                mid-job (the session falls back, the service restarts, the next job works), a
 #                sticky CUDA error (the context is poisoned: the service restarts)
@@ -73,8 +74,10 @@ if [[ $steps == *" concurrent "* ]]; then
   elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
   kill $smi
   right=$(cat "$OUT"/session_*.txt | grep -cx "$want")
+  cat "$OUT"/session_*.txt | grep -v -x "$want" | sort | uniq -c | head -5
   echo "$n sessions: $right right, $(cat "$OUT"/session_*.txt | grep -c ERROR) errors, ${elapsed} ms;" \
        "GPU memory peak $(cut -d, -f1 "$OUT/gpu-mem.csv" | sort -n | tail -1) MiB of $(head -1 "$OUT/gpu-mem.csv" | cut -d, -f2) MiB" | tee -a "$OUT/concurrent.txt"
+  rm -f "$OUT"/session_*.txt
   psql -X -c "SELECT * FROM simjoin_devices()" | tee -a "$OUT/concurrent.txt"
   for device in cpu gpu; do  # 16 sessions at once on each (the CPU engine under the thread cap)
     start=$(date +%s%N)
@@ -84,6 +87,32 @@ if [[ $steps == *" concurrent "* ]]; then
     wait
     echo "16 sessions, simjoin.device = $device: $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$OUT/concurrent.txt"
   done
+fi
+
+if [[ $steps == *" concurrent100 "* ]]; then  # the same on a 100-D set (100k rows)
+  n=${SESSIONS:-64}
+  df -h /dev/shm | tail -1 | sed 's/^/shared memory: /' | tee "$OUT/concurrent100.txt"
+  psql -qX -c "DROP TABLE IF EXISTS c100; CREATE TABLE c100 (id int PRIMARY KEY, v float8[]);
+               INSERT INTO c100 SELECT i, (SELECT array_agg((i % 100) + random() * 0.5 + 0 * g) FROM generate_series(1, 100) g)
+               FROM generate_series(1, 100000) i; ANALYZE c100"
+  want=$(psql -AtqX -c "SET simjoin.device = cpu; SELECT count(*) FROM similarity_join('c100', 'c100', 1.8)")
+  echo "pairs (CPU engine): $want" | tee -a "$OUT/concurrent100.txt"
+  nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader,nounits -lms 100 >"$OUT/gpu-mem100.csv" &
+  smi=$!
+  start=$(date +%s%N)
+  for s in $(seq 1 "$n"); do
+    if [ $((s % 2)) -eq 0 ]; then sql="SELECT count(*) FROM similarity_join('c100', 'c100', 1.8)"
+    else sql="SELECT count(*) FROM c100 a JOIN c100 b ON a.v <-> b.v <= 1.8"; fi
+    psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; $sql" >"$OUT/s100_$s.txt" 2>&1 &
+  done
+  wait $(jobs -p | grep -v "^$smi$")
+  elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
+  kill $smi
+  echo "$n sessions, 100-D: $(cat "$OUT"/s100_*.txt | grep -cx "$want") right, $(cat "$OUT"/s100_*.txt | grep -c ERROR) errors, ${elapsed} ms;" \
+       "GPU memory peak $(cut -d, -f1 "$OUT/gpu-mem100.csv" | sort -n | tail -1) MiB" | tee -a "$OUT/concurrent100.txt"
+  cat "$OUT"/s100_*.txt | grep -v -x "$want" | sort | uniq -c | head -5 | tee -a "$OUT/concurrent100.txt"
+  rm -f "$OUT"/s100_*.txt
+  psql -X -c "SELECT * FROM simjoin_devices()" | tee -a "$OUT/concurrent100.txt"
 fi
 
 if [[ $steps == *" faults "* ]]; then

@@ -159,8 +159,9 @@ void order_points(SimJoinState* st, Side* side) {
   std::uint32_t* counts =
       static_cast<std::uint32_t*>(palloc(sizeof(std::uint32_t) * kSpaceSortBuckets));
   sort_space_keys(keys, scratch, n, counts);
-  double* points = static_cast<double*>(
-      MemoryContextAllocHuge(st->arrays_mcxt, sizeof(double) * dim * static_cast<Size>(side->points_cap)));
+  double* points = grow_join_points(st->points_mcxt, nullptr, 0,
+                                    sizeof(double) * dim * static_cast<Size>(side->points_cap),
+                                    st->points_shared);
   uint32* point_row = static_cast<uint32*>(
       MemoryContextAllocHuge(st->arrays_mcxt, sizeof(uint32) * static_cast<Size>(side->points_cap)));
   for (uint32 j = 0; j < n; ++j) {
@@ -169,7 +170,7 @@ void order_points(SimJoinState* st, Side* side) {
                 sizeof(double) * dim);
     point_row[j] = side->point_row[p];
   }
-  pfree(side->points);
+  free_join_points(side->points);
   pfree(side->point_row);
   side->points = points;
   side->point_row = point_row;

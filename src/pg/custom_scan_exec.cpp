@@ -180,6 +180,11 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
                                                ALLOCSET_DEFAULT_SIZES);
   st->outer.tuple_mcxt = AllocSetContextCreate(CurrentMemoryContext, "simjoin outer tuples",
                                                ALLOCSET_DEFAULT_SIZES);
+  // The points' context goes after the arrays' (a parent deletes its newest child first), so that
+  // the engine is stopped before shared points are unmapped.
+  st->points_mcxt = AllocSetContextCreate(CurrentMemoryContext, "simjoin points",
+                                          ALLOCSET_SMALL_SIZES);
+  st->points_shared = join_points_shared();
   st->arrays_mcxt = AllocSetContextCreate(CurrentMemoryContext, "simjoin arrays",
                                           ALLOCSET_DEFAULT_SIZES);
   // Whatever ends this context (EndCustomScan, or the query's memory going away after an ERROR)
@@ -283,6 +288,7 @@ void end_scan(CustomScanState* node) {
   MemoryContextDelete(st->outer.tuple_mcxt);
   MemoryContextDelete(st->inner.tuple_mcxt);
   MemoryContextDelete(st->arrays_mcxt);
+  MemoryContextDelete(st->points_mcxt);
 }
 
 void rescan(CustomScanState* node) {

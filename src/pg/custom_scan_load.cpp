@@ -131,9 +131,9 @@ bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, b
       ensure_capacity(st->arrays_mcxt, &side->point_row, &side->points_cap, side->n_points + 1);
       if (!side->points || before != side->points_cap) {
         const Size bytes = sizeof(double) * dim * static_cast<size_t>(side->points_cap);
-        side->points = static_cast<double*>(
-            side->points ? repalloc_huge(side->points, bytes)
-                         : MemoryContextAllocHuge(st->arrays_mcxt, bytes));
+        side->points = grow_join_points(st->points_mcxt, side->points,
+                                        sizeof(double) * dim * static_cast<size_t>(side->n_points),
+                                        bytes, st->points_shared);
       }
       std::memcpy(side->points + static_cast<size_t>(side->n_points) * dim, st->key_buffer,
                   sizeof(double) * dim);

@@ -14,6 +14,7 @@
 #include "custom_scan_internal.h"
 
 #include "pair_stream.h"
+#include "shared_points.h"
 
 extern "C" {
 #include "commands/explain.h"
@@ -103,6 +104,8 @@ struct SimJoinState {
   bool inner_rereadable;   // the inner child returns the same rows when read again
   bool inner_needs_tuples;  // a wild row was met: the inner side keeps every tuple from now on
   bool outer_shared;    // this scan's outer side is that copy (EXPLAIN)
+  bool points_shared;   // the points are built in shared memory for the GPU service (begin)
+  MemoryContext points_mcxt;  // the sides' points (grow_join_points), outliving arrays_mcxt
   int distance_qual;    // its position in the plan's qual when the engine is exact, else -1
   ExprState* engine_qual;  // checked on the engine's pairs (without the distance clause if exact)
   ExprState* wild_qual;    // checked on pairs with a wild row: every clause of the join

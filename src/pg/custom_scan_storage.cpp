@@ -161,7 +161,7 @@ void reset_side(Side* side) {
   reset_arena(side);
   if (!side->borrowed) {
     if (side->tuples) pfree(side->tuples);
-    if (side->points) pfree(side->points);
+    if (side->points) free_join_points(side->points);
     if (side->point_row) pfree(side->point_row);
     if (side->wild) pfree(side->wild);
     if (side->values) pfree(side->values);

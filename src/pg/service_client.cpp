@@ -25,6 +25,7 @@ extern "C" {
 #include "service_job.h"
 #include "service_shared.h"
 #include "settings.h"
+#include "shared_points.h"
 
 namespace simjoin::pg {
 
@@ -140,8 +141,12 @@ class ServiceStream : public BatchSource {
     const std::uint32_t slot_pairs =
         static_cast<std::uint32_t>(std::max<std::size_t>(1024, spec_.batch_pairs));
     const Size header = MAXALIGN(sizeof(JobHeader));
-    const Size left_bytes = MAXALIGN(sizeof(double) * left_.n * dim);
-    const Size right_bytes = MAXALIGN(sizeof(double) * n_right * dim);
+    // Points the backend built in shared memory are read where they are; others are copied in.
+    dsm_handle left_segment = 0, right_segment = 0;
+    const bool left_in_place = shared_points_segment(left_.coords, &left_segment);
+    const bool right_in_place = has_right_ && shared_points_segment(right_.coords, &right_segment);
+    const Size left_bytes = left_in_place ? 0 : MAXALIGN(sizeof(double) * left_.n * dim);
+    const Size right_bytes = right_in_place ? 0 : MAXALIGN(sizeof(double) * n_right * dim);
     const Size ring_bytes = kRingSlots * ring_slot_bytes(slot_pairs);
     segment_ = dsm_create(header + left_bytes + right_bytes + ring_bytes, 0);
     dsm_pin_mapping(segment_);  // outside the resource owner: stop() detaches it
@@ -154,16 +159,22 @@ class ServiceStream : public BatchSource {
     job_->keep_distance = options_.keep_distance;
     job_->order_by_right = options_.order_by_right;
     job_->fault = static_cast<JobFault>(service_test_fault_setting);
+    job_->left_segment = left_segment;
+    job_->right_segment = right_segment;
     job_->left_offset = header;
     job_->right_offset = header + left_bytes;
     job_->ring_offset = header + left_bytes + right_bytes;
     job_->ring_slots = kRingSlots;
     job_->slot_pairs = slot_pairs;
-    std::memcpy(reinterpret_cast<char*>(job_) + job_->left_offset, left_.coords,
-                sizeof(double) * left_.n * dim);
-    if (has_right_)
+    if (!left_in_place)
+      std::memcpy(reinterpret_cast<char*>(job_) + job_->left_offset, left_.coords,
+                  sizeof(double) * left_.n * dim);
+    if (has_right_ && !right_in_place)
       std::memcpy(reinterpret_cast<char*>(job_) + job_->right_offset, right_.coords,
                   sizeof(double) * n_right * dim);
+    elog(DEBUG1, "simjoin: GPU service job: left points %s, right points %s",
+         left_in_place ? "read in place" : "copied", !has_right_ ? "(self-join)"
+                                                      : right_in_place ? "read in place" : "copied");
     job_->magic = kJobMagic;
 
     SpinLockAcquire(&shared->mutex);

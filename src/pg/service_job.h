@@ -51,6 +51,9 @@ struct JobHeader {
   bool keep_distance;
   bool order_by_right;
   JobFault fault;
+  // Points: in the segment given (a dsm_handle, shared_points.h) at its start, or with handle 0
+  // in this segment at the offset.
+  std::uint32_t left_segment, right_segment;
   std::uint64_t left_offset, right_offset, ring_offset;
   std::uint32_t ring_slots, slot_pairs;
   // The ring (see above) and the end of the job.

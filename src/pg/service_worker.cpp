@@ -54,6 +54,9 @@ struct Runner {
   int slot = -1;
   dsm_segment* segment = nullptr;
   JobHeader* job = nullptr;
+  dsm_segment* points_segments[2] = {nullptr, nullptr};  // the backend's, when read in place
+  const double* left = nullptr;
+  const double* right = nullptr;
   std::uint64_t reserved = 0;
   int device = 0;
   std::atomic<bool> ended{false};
@@ -176,8 +179,8 @@ void run_job(Runner* runner, bool cpu_device) {
   try {
     if (!cpu_device) gpu::select_gpu(runner->device);  // this thread's GPU: its ledger's
     inject_fault(job, slot, cpu_device);
-    const PointSet left{job_points(job, job->left_offset), job->n_left, job->dim};
-    const PointSet right{job_points(job, job->right_offset), job->n_right, job->dim};
+    const PointSet left{runner->left, job->n_left, job->dim};
+    const PointSet right{runner->right, job->n_right, job->dim};
     JoinSpec spec = job->spec;
     spec.batch_pairs = job->slot_pairs;
     spec.device = cpu_device ? Device::Cpu : Device::Gpu;
@@ -207,6 +210,40 @@ void run_job(Runner* runner, bool cpu_device) {
   SetLatch(shared->service_latch);
 }
 
+// Maps the job's segment and the backend's points segments (no resource owner here: mapped until
+// detached); false when the backend already left (a segment is gone, or never completed).
+bool attach_job(Runner* runner, dsm_handle handle) {
+  runner->segment = dsm_attach(handle);
+  if (!runner->segment) return false;
+  runner->job = static_cast<JobHeader*>(dsm_segment_address(runner->segment));
+  JobHeader* job = runner->job;
+  if (job->magic != kJobMagic) return false;
+  const std::uint32_t handles[2] = {job->left_segment, job->right_segment};
+  const std::uint64_t offsets[2] = {job->left_offset, job->right_offset};
+  const double* points[2];
+  for (int side = 0; side < 2; ++side) {
+    if (handles[side] == 0) {
+      points[side] = job_points(job, offsets[side]);
+      continue;
+    }
+    runner->points_segments[side] = dsm_attach(handles[side]);
+    if (!runner->points_segments[side]) return false;
+    points[side] = static_cast<const double*>(dsm_segment_address(runner->points_segments[side]));
+  }
+  runner->left = points[0];
+  runner->right = points[1];
+  return true;
+}
+
+void detach_segments(Runner* runner) {
+  for (dsm_segment*& points : runner->points_segments) {
+    if (points) dsm_detach(points);
+    points = nullptr;
+  }
+  if (runner->segment) dsm_detach(runner->segment);
+  runner->segment = nullptr;
+}
+
 // Ends a runner whose thread finished (or, when the service exits, stops it first): joins the
 // thread, detaches the segment, returns the reservation to the ledger.
 void retire(Runner* runner, bool failed_by_exit) {
@@ -221,7 +258,7 @@ void retire(Runner* runner, bool failed_by_exit) {
   }
   const bool failed = runner->job->finished.load() == 2;
   SetLatch(slot->backend_latch);
-  dsm_detach(runner->segment);
+  detach_segments(runner);
   SpinLockAcquire(&shared->mutex);
   DeviceLedger& ledger = shared->devices[runner->device];
   ledger.reserved_bytes -= runner->reserved;
@@ -369,11 +406,8 @@ void admit_jobs(bool cpu_device) {
     runner->slot = chosen;
     runner->reserved = grant;
     runner->device = device;
-    runner->segment = dsm_attach(handle);  // no resource owner here: mapped until detached
-    if (runner->segment)
-      runner->job = static_cast<JobHeader*>(dsm_segment_address(runner->segment));
-    if (!runner->job || runner->job->magic != kJobMagic) {  // the backend already left
-      if (runner->segment) dsm_detach(runner->segment);
+    if (!attach_job(runner.get(), handle)) {  // the backend already left
+      detach_segments(runner.get());
       SpinLockAcquire(&shared->mutex);
       JobSlot& slot = shared->jobs[chosen];
       shared->devices[device].reserved_bytes -= grant;

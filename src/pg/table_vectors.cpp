@@ -14,6 +14,7 @@ extern "C" {
 #include "utils/rel.h"
 }
 
+#include "shared_points.h"
 #include "vector_input.h"
 
 namespace simjoin::pg {
@@ -87,18 +88,15 @@ void check_column_type(Relation rel, AttrNumber attnum, bool vector) {
                            vector ? "real[] or float8[]" : "smallint, integer or bigint")));
 }
 
-void grow(TableVectors* out, size_t* capacity, MemoryContext context) {
+// The points go to shared memory when the GPU service may run the join (shared_points.h).
+void grow(TableVectors* out, size_t* capacity, MemoryContext context, bool shared) {
   const size_t new_capacity = *capacity ? *capacity * 2 : 1024;
   const size_t dim = static_cast<size_t>(out->dim);
-  if (!out->keys) {
-    out->keys = static_cast<int64*>(MemoryContextAllocHuge(context, sizeof(int64) * new_capacity));
-    out->coords = static_cast<double*>(
-        MemoryContextAllocHuge(context, sizeof(double) * new_capacity * dim));
-  } else {
-    out->keys = static_cast<int64*>(repalloc_huge(out->keys, sizeof(int64) * new_capacity));
-    out->coords =
-        static_cast<double*>(repalloc_huge(out->coords, sizeof(double) * new_capacity * dim));
-  }
+  out->keys = static_cast<int64*>(
+      out->keys ? repalloc_huge(out->keys, sizeof(int64) * new_capacity)
+                : MemoryContextAllocHuge(context, sizeof(int64) * new_capacity));
+  out->coords = grow_join_points(context, out->coords, sizeof(double) * out->n * dim,
+                                 sizeof(double) * new_capacity * dim, shared);
   *capacity = new_capacity;
 }
 
@@ -140,6 +138,7 @@ void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out)
   out->n = 0;
   out->dim = dim > 0 ? dim : 0;
   size_t capacity = 0;
+  const bool shared = join_points_shared();
 
   StringInfoData query;
   initStringInfo(&query);
@@ -168,7 +167,7 @@ void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out)
       const int64 key_value = DatumGetInt64(key);
       snprintf(key_text, sizeof key_text, INT64_FORMAT, key_value);
       if (out->dim == 0) out->dim = vector_length(vector, columns.table_name, key_text);
-      if (out->n == capacity) grow(out, &capacity, caller_context);
+      if (out->n == capacity) grow(out, &capacity, caller_context, shared);
       out->keys[out->n] = key_value;
       read_vector(vector, out->dim, out->coords + out->n * out->dim, columns.table_name,
                   key_text);

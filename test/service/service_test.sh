@@ -102,6 +102,23 @@ check "an error after the first pair is an ERROR even with fallback" \
   "injected fault after the first batch"
 check "the service survived the faults (same process)" "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'simjoin gpu service'")" 1
 
+q -c "DROP TABLE IF EXISTS svc_big; CREATE TABLE svc_big (id int PRIMARY KEY, v float8[]);
+      INSERT INTO svc_big SELECT i, ARRAY[(i % 400)::float8, (i / 400)::float8] FROM generate_series(1, 100000) i;
+      ANALYZE svc_big" >/dev/null
+big_cpu=$(q -c "SET simjoin.device = cpu; SELECT count(*) FROM svc_big a JOIN svc_p b ON a.v <-> b.v <= 1.5")
+big_fn=$(q -c "SET client_min_messages = debug1; SET simjoin.device = gpu; SET simjoin.gpu_error = error;
+               SELECT count(*) FROM similarity_join('svc_big', 'svc_big', 1.5)" 2>&1)
+check "a job reads the backend's points where it built them (function, 1.6 MB of points)" \
+  "$(echo "$big_fn" | grep -c 'left points read in place, right points (self-join)')" 1
+check "and its count is the CPU engine's" "$(echo "$big_fn" | tail -1)" \
+  "$(q -c "SET simjoin.device = cpu; SELECT count(*) FROM similarity_join('svc_big', 'svc_big', 1.5)")"
+big_cs=$(q -c "SET client_min_messages = debug1; SET simjoin.device = gpu; SET simjoin.gpu_error = error;
+               SELECT count(*) FROM svc_big a JOIN svc_p b ON a.v <-> b.v <= 1.5" 2>&1)
+check "custom scan: the large side is read in place, the small one (640 kB) copied" \
+  "$(echo "$big_cs" | grep -cE 'points read in place.*points copied|points copied.*points read in place')" 1
+check "and its count is the CPU engine's" "$(echo "$big_cs" | tail -1)" "$big_cpu"
+q -c "DROP TABLE svc_big" >/dev/null
+
 echo "== cancel, statement_timeout and backend exit in every state"
 # A stalled job stays "running" until withdrawn.
 stall() {  # $1: extra settings; runs in the background, output to $2

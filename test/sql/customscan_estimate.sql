@@ -163,6 +163,8 @@ SELECT * FROM pg_temp.est(
   'SELECT a.id, b.id FROM es_ca a JOIN es_cb b
      ON a.c <-> b.c <= 1 AND cube_enlarge(a.c, 1, 2) @> b.c ORDER BY 1, 2',
   'SELECT count(*) FROM es_ca a JOIN es_cb b ON a.c <-> b.c <= 1 AND cube_enlarge(a.c, 1, 2) @> b.c');
+DROP TABLE es_ca, es_cb;
+DROP EXTENSION cube;  -- as the other tests expect to find the database
 \endif
 
 SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset

@@ -114,8 +114,12 @@ check "and its count is the CPU engine's" "$(echo "$big_fn" | tail -1)" \
   "$(q -c "SET simjoin.device = cpu; SELECT count(*) FROM similarity_join('svc_big', 'svc_big', 1.5)")"
 big_cs=$(q -c "SET client_min_messages = debug1; SET simjoin.device = gpu; SET simjoin.gpu_error = error;
                SELECT count(*) FROM svc_big a JOIN svc_p b ON a.v <-> b.v <= 1.5" 2>&1)
-check "custom scan: the large side is read in place, the small one (640 kB) copied" \
-  "$(echo "$big_cs" | grep -cE 'points read in place.*points copied|points copied.*points read in place')" 1
+check "custom scan: both sides are read where the backend built them" \
+  "$(echo "$big_cs" | grep -c 'left points read in place, right points read in place')" 1
+small_cs=$(q -c "SET client_min_messages = debug1; SET simjoin.device = gpu; SET simjoin.gpu_error = error;
+                 SELECT count(*) FROM svc_p a JOIN (SELECT * FROM svc_p LIMIT 1000) b ON a.v <-> b.v <= 1.5" 2>&1)
+check "a side under 1 MB is copied into the job" \
+  "$(echo "$small_cs" | grep -cE 'read in place, right points copied|copied, right points read in place')" 1
 check "and its count is the CPU engine's" "$(echo "$big_cs" | tail -1)" "$big_cpu"
 q -c "DROP TABLE svc_big" >/dev/null
 

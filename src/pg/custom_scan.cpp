@@ -198,7 +198,9 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   // where the cube distance is exact, and left out of the row estimate below either way.
   // The engine decides the clause itself only where it compares the distance with one eps.
   const bool exact =
-      engine_is_exact(match.form) && match.scale == NIL && match.radius_side < 0;
+      engine_is_exact(match.form) && match.scale == NIL && match.radius_side < 0 &&
+      !sampled_key_extents(root, outerrel, match.outer_key, match.form) &&
+      !sampled_key_extents(root, innerrel, match.inner_key, match.form);
   List* boxes = NIL;
   List* other_clauses = NIL;  // neither the distance clause nor a box clause
   foreach (lc, extra->restrictlist) {

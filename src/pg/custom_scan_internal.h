@@ -33,7 +33,7 @@ enum KeyKind : int {
   KEY_CUBE = 2,         // contrib cube (point cubes; boxes are wild)
   KEY_POINT = 3,        // built-in point
   KEY_PGVECTOR = 4,     // pgvector's vector (float4 coordinates)
-  KEY_GEOMETRY = 5,     // PostGIS geometry (2-D points; anything else is wild)
+  KEY_GEOMETRY = 5,     // PostGIS geometry (2-D points; boxes of linear geometries; else wild)
 };
 
 // A recognized distance form: which function computes the distance and what it means.
@@ -64,10 +64,21 @@ struct KeyRef {
   bool srid_set = false;
 };
 
+// A key with an extent (a PostGIS geometry other than a point): the engine takes the centre of
+// its 2-D bounding box, and a pair of keys can be within d only if their centres are within
+// d + both radii (half the box diagonal, rounded up).
+struct KeyExtent {
+  bool is_box;  // false: a point (radius 0)
+  double xmin, ymin, xmax, ymax;
+  double radius;
+};
+
 // The dimension the key would have (fixes ref->dim from the first readable key). Returns
-// KEY_SKIP (never matches), KEY_WILD or KEY_OK; on KEY_OK *dim is the key's dimension.
+// KEY_SKIP (never matches), KEY_WILD or KEY_OK; on KEY_OK *dim is the key's dimension, and
+// *extent (where given) the key's extent.
 // Never raises an error except out-of-memory while detoasting.
-KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref);
+KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref,
+                       KeyExtent* extent = nullptr);
 // The value prepared for classify_key and read_key: a compressed or external varlena detoasted
 // once, in the current memory context; short-header and plain ones are read in place.
 Datum detoast_key(const FormInfo& form, Datum value);
@@ -115,6 +126,10 @@ extern int sample_rows_setting;
 bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
                     RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form, double eps,
                     double* pairs);
+
+// Whether the sample of a side's PostGIS keys holds geometries with an extent (KeyExtent): the
+// engine then only finds candidates, which the operator decides (no exact plan).
+bool sampled_key_extents(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo& form);
 
 // ---- the plan (custom_scan_plan.cpp) ---------------------------------------------------------
 // PlanCustomPath of the SimilarityJoin path.

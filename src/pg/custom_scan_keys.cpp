@@ -19,7 +19,31 @@ Datum detoast_key(const FormInfo& form, Datum value) {
       pg_detoast_datum_packed(reinterpret_cast<struct varlena*>(DatumGetPointer(value))));
 }
 
-KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref) {
+namespace {
+
+double box_centre(double lo, double hi) { return 0.5 * lo + 0.5 * hi; }
+
+// A point's or box's extent: the box, and the largest distance from its centre (box_centre) to
+// a corner rounded up (false: too large for the engine's sums). The centre's rounding is in the
+// differences taken from it; the factor covers the rounding of the differences, squares, sum and
+// root (a few units in the last place each).
+bool geometry_extent(const GeoShape& g, KeyExtent* extent) {
+  extent->is_box = g.kind == GeoShape::Box;
+  extent->xmin = g.xmin;
+  extent->ymin = g.ymin;
+  extent->xmax = g.xmax;
+  extent->ymax = g.ymax;
+  extent->radius = 0;
+  if (!extent->is_box) return true;
+  const double cx = box_centre(g.xmin, g.xmax), cy = box_centre(g.ymin, g.ymax);
+  const double hx = std::fmax(cx - g.xmin, g.xmax - cx), hy = std::fmax(cy - g.ymin, g.ymax - cy);
+  extent->radius = std::nextafter(std::sqrt(hx * hx + hy * hy) * (1 + 1e-12), HUGE_VAL);
+  return coordinate_ok(extent->radius);
+}
+
+}  // namespace
+
+KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref, KeyExtent* extent) {
   int dim = -1;
   switch (form.kind) {
     case KEY_FLOAT_ARRAY:
@@ -39,13 +63,17 @@ KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref) {
       break;
     }
     case KEY_GEOMETRY: {
-      const GeoPoint p = parse_geometry(value);
-      if (!p.ok || !coordinate_ok(p.x) || !coordinate_ok(p.y)) return KEY_WILD;
-      if (ref->srid_set && p.srid != ref->srid) return KEY_WILD;
+      const GeoShape g = parse_geometry(value);
+      if (g.kind == GeoShape::Other) return KEY_WILD;
+      // PostGIS raises its mixed-SRID error before it looks at the values (EMPTY included).
+      if (ref->srid_set && g.srid != ref->srid) return KEY_WILD;
       if (!ref->srid_set) {
-        ref->srid = p.srid;
+        ref->srid = g.srid;
         ref->srid_set = true;
       }
+      if (g.kind == GeoShape::Empty) return KEY_SKIP;
+      if (g.kind == GeoShape::Box && (!extent || !geometry_extent(g, extent))) return KEY_WILD;
+      if (extent && g.kind == GeoShape::Point) geometry_extent(g, extent);
       dim = 2;
       break;
     }
@@ -70,9 +98,9 @@ void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out)
       pgvector_point(value, out, ref.dim, form.cosine, nullptr);
       break;
     case KEY_GEOMETRY: {
-      const GeoPoint p = parse_geometry(value);
-      out[0] = p.x;
-      out[1] = p.y;
+      const GeoShape g = parse_geometry(value);
+      out[0] = g.kind == GeoShape::Point ? g.xmin : box_centre(g.xmin, g.xmax);
+      out[1] = g.kind == GeoShape::Point ? g.ymin : box_centre(g.ymin, g.ymax);
       break;
     }
   }

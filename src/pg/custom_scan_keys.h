@@ -38,14 +38,15 @@ int builtin_point(Datum value, double* out);
 // custom_scan_key_pgvector.cpp: *zero (unless null) tells whether the vector is zero.
 int pgvector_point(Datum value, double* out, int want_dim, bool cosine, bool* zero);
 
-// custom_scan_key_postgis.cpp
-struct GeoPoint {
-  bool ok;
+// custom_scan_key_postgis.cpp: a geometry as the engine may take it: a 2-D point (its box is the
+// point), the box of a linear geometry's vertices, EMPTY, or anything else (wild).
+struct GeoShape {
+  enum Kind { Other, Empty, Point, Box } kind;
   int32 srid;
-  double x, y;
+  double xmin, ymin, xmax, ymax;
 };
 
-GeoPoint parse_geometry(Datum value);
+GeoShape parse_geometry(Datum value);
 
 // Whether another extension's functions compute what simjoin computes (operator_probe.h), asked
 // by engine_is_exact: probed once after each rebuild of the forms (which forgets the results),

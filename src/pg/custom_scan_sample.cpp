@@ -48,6 +48,8 @@ struct Sample {
   int wild = 0;             // rows whose key the engine cannot take
   int dim = 0;
   double* points = nullptr;  // n * dim
+  int boxes = 0;             // PostGIS keys with an extent among the points (their centres)
+  double max_radius = 0;     // the largest of their radii
   uint64 last_use = 0;
 };
 
@@ -184,7 +186,12 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, d
                         : nullptr;
   int row_count = 0;
   auto take = [&](Datum value) {
-    const KeyStatus status = classify_key(form, value, &ref);
+    KeyExtent extent{};
+    const KeyStatus status = classify_key(form, value, &ref, &extent);
+    if (status == KEY_OK && extent.is_box) {
+      ++sample.boxes;
+      sample.max_radius = std::max(sample.max_radius, extent.radius);
+    }
     if (status == KEY_WILD) ++sample.wild;
     if (status != KEY_OK) return;
     if (!points) {
@@ -301,6 +308,11 @@ Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo
 
 }  // namespace
 
+bool sampled_key_extents(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo& form) {
+  const Sample* s = form.kind == KEY_GEOMETRY ? get_sample(root, rel, key, form) : nullptr;
+  return s && s->boxes > 0;
+}
+
 bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
                     RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form, double eps,
                     double* pairs) {
@@ -316,7 +328,10 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
   // Wild rows are paired with every row of the other side.
   double estimate = (static_cast<double>(so->wild) / so->seen) * n_outer * n_inner +
                     (static_cast<double>(si->wild) / si->seen) * n_outer * n_inner;
-  const double bound = engine_bound(form, eps, Max(so->dim, 1));
+  // Keys with an extent: the engine's candidates are the centres within eps plus both sides'
+  // largest radius, each of them checked by the operator (priced as the join's clauses).
+  const double bound =
+      engine_bound(form, eps + so->max_radius + si->max_radius, Max(so->dim, 1));
   if (!std::isnan(bound) && so->n > 0 && si->n > 0 && so->dim == si->dim) {
     const bool self = so == si;
     const int dim = so->dim;

@@ -68,6 +68,28 @@ SELECT * FROM pg_temp.cs_compare(
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, 0 AS b FROM bx_a a WHERE NOT EXISTS
      (SELECT FROM bx_b b WHERE ST_DWithin(a.g, b.g, 0.3))');
+-- rescans with another bound (a correlated subquery): the inner side's boxes are kept
+CREATE TABLE bx_d (d float8);
+INSERT INTO bx_d VALUES (0), (0.5), (1), (NULL);
+SELECT * FROM pg_temp.cs_compare($$
+  SELECT d AS a, (SELECT count(*) FROM bx_a a JOIN bx_b b ON ST_DWithin(a.g, b.g, bx_d.d)) AS b
+  FROM bx_d$$);
+-- a polygon with a NaN vertex (wild: PostGIS decides it against every row), one with a
+-- coordinate beyond 1e150 (wild), 3-D and measured polygons (their 2-D boxes)
+CREATE TABLE bx_odd AS SELECT * FROM bx_b WHERE id < 100;
+INSERT INTO bx_odd VALUES
+  (9301, ST_MakePolygon(ST_MakeLine(ARRAY[ST_MakePoint(3, 3), ST_MakePoint('NaN', 4),
+                                          ST_MakePoint(4, 4), ST_MakePoint(3, 3)]))),
+  (9302, ST_MakeEnvelope(5, 5, 6, 1e200)),
+  (9303, 'POLYGON Z ((7 7 1, 7 8 2, 8 8 3, 7 7 1))'),
+  (9304, 'LINESTRING M (9 9 1, 11 12 2)');
+ANALYZE bx_odd;
+SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM bx_a a JOIN bx_odd b ON ST_DWithin(a.g, b.g, 1)',
+                          'Wild Rows') AS wild_rows;
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM bx_a a JOIN bx_odd b ON ST_DWithin(a.g, b.g, 1)');
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM bx_a a JOIN bx_odd b ON ST_Distance(a.g, b.g) <= 1');
 -- a generic plan: the bound is a parameter
 SET plan_cache_mode = force_generic_plan;
 PREPARE bx_q(float8) AS SELECT count(*) FROM bx_a a JOIN bx_b b ON ST_DWithin(a.g, b.g, $1);
@@ -113,4 +135,4 @@ SELECT count(*) FROM bx_a a JOIN bx_b b ON ST_DWithin(a.g, b.g, 1);
 SET simjoin.enable_customscan = off;
 SELECT count(*) FROM bx_a a JOIN bx_b b ON ST_DWithin(a.g, b.g, 1);
 RESET simjoin.enable_customscan;
-DROP TABLE bx_a, bx_b, bx_huge;
+DROP TABLE bx_a, bx_b, bx_huge, bx_d, bx_odd;

@@ -294,5 +294,10 @@ DEALLOCATE ALL;
 \set vo 'SELECT count(*) AS n, sum(hashtext(r::text)) AS h FROM (SELECT a.id AS a_id, b.id AS b_id FROM pp_places a JOIN pp_places b ON ST_DWithin(a.g, b.g, 2) AND a.id < b.id) r'
 \ir planner_panel/query.sql
 
+\set qid q19
+\set title 'polygons x points: ST_DWithin(ST_Buffer(a.g, 0.5, 2), b.g, 1) (bounding boxes; GiST on b.g), count'
+\set q 'SELECT count(*) AS n FROM pp_places a JOIN pp_places_b b ON ST_DWithin(ST_Buffer(a.g, 0.5, 2), b.g, 1)'
+\ir planner_panel/query.sql
+
 RESET statement_timeout;
 \echo PANEL done

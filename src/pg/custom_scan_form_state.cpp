@@ -125,6 +125,47 @@ void note_key_extent(SimJoinState* st, Side* side, uint32 point, const KeyExtent
   side->max_key_radius = std::fmax(side->max_key_radius, extent.radius);
 }
 
+namespace {
+
+// A few geometries far larger than the others (one huge polygon) would widen the engine's bound
+// for every pair: those above 8 times the larger of the bound and the side's mean radius become
+// wild rows (paired with every row, PostGIS deciding), at most max(16, n / 1000) of them, and
+// only before anything indexes the side's points (its first scan) and where every row's tuple is
+// kept. Leaves the side's largest radius.
+void demote_outsized_boxes(SimJoinState* st, Side* side, double bound) {
+  if (!side->boxes || side->values_only || side->ordered || side->values) return;
+  const uint32 n = side->n_points;
+  double sum = 0;
+  for (uint32 p = 0; p < n; ++p)
+    sum += box_radius(side->boxes + 4 * static_cast<Size>(p), side->points + 2 * static_cast<Size>(p));
+  const double cap = 8 * std::fmax(bound, sum / Max(n, 1));
+  uint32 outsized = 0;
+  for (uint32 p = 0; p < n; ++p)
+    if (box_radius(side->boxes + 4 * static_cast<Size>(p), side->points + 2 * static_cast<Size>(p)) > cap)
+      ++outsized;
+  if (outsized == 0 || outsized > Max(16u, n / 1000)) return;
+  uint32 kept = 0;
+  side->max_key_radius = 0;
+  for (uint32 p = 0; p < n; ++p) {
+    const double* box = side->boxes + 4 * static_cast<Size>(p);
+    const double* centre = side->points + 2 * static_cast<Size>(p);
+    const double radius = box_radius(box, centre);
+    if (radius > cap) {
+      ensure_capacity(st->arrays_mcxt, &side->wild, &side->wild_cap, side->n_wild + 1);
+      side->wild[side->n_wild++] = side->point_row[p];
+      st->wild_rows++;
+      continue;
+    }
+    std::memmove(side->boxes + 4 * static_cast<Size>(kept), box, sizeof(double) * 4);
+    std::memmove(side->points + 2 * static_cast<Size>(kept), centre, sizeof(double) * 2);
+    side->point_row[kept++] = side->point_row[p];
+    side->max_key_radius = std::fmax(side->max_key_radius, radius);
+  }
+  side->n_points = kept;
+}
+
+}  // namespace
+
 double scan_bound(SimJoinState* st) {
   FormState* fs = st->form_state;
   fs->box_filter = false;
@@ -133,6 +174,9 @@ double scan_bound(SimJoinState* st) {
   double eps = fs->radius_side >= 0 ? fs->max_radius : st->eps;
   for (int k = 0; k < fs->n_scale; ++k) eps = inverse_bound(eps, fs->scale[k].op, fs->scale[k].value);
   const double bound = engine_bound(st->form, eps, st->ref.dim);
+  if (std::isnan(bound)) return bound;
+  demote_outsized_boxes(st, &st->inner, bound);
+  if (!st->outer_shared) demote_outsized_boxes(st, &st->outer, bound);
   // (A shared outer side is the inner side's, shared after this.)
   const Side* outer = st->outer_shared ? &st->inner : &st->outer;
   const double radii = outer->max_key_radius + st->inner.max_key_radius;

@@ -72,6 +72,10 @@ struct KeyExtent {
   double xmin, ymin, xmax, ymax;
   double radius;
 };
+// The largest distance from `centre` (x, y) to a corner of `box` (xmin, ymin, xmax, ymax),
+// rounded up: the centre's rounding is in the differences taken from it; the factor covers the
+// rounding of the differences, squares, sum and root (a few units in the last place each).
+double box_radius(const double* box, const double* centre);
 
 // The dimension the key would have (fixes ref->dim from the first readable key). Returns
 // KEY_SKIP (never matches), KEY_WILD or KEY_OK; on KEY_OK *dim is the key's dimension, and

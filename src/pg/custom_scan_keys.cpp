@@ -23,10 +23,8 @@ namespace {
 
 double box_centre(double lo, double hi) { return 0.5 * lo + 0.5 * hi; }
 
-// A point's or box's extent: the box, and the largest distance from its centre (box_centre) to
-// a corner rounded up (false: too large for the engine's sums). The centre's rounding is in the
-// differences taken from it; the factor covers the rounding of the differences, squares, sum and
-// root (a few units in the last place each).
+// A point's or box's extent: the box, and its radius around its centre (box_centre; false: too
+// large for the engine's sums).
 bool geometry_extent(const GeoShape& g, KeyExtent* extent) {
   extent->is_box = g.kind == GeoShape::Box;
   extent->xmin = g.xmin;
@@ -35,13 +33,19 @@ bool geometry_extent(const GeoShape& g, KeyExtent* extent) {
   extent->ymax = g.ymax;
   extent->radius = 0;
   if (!extent->is_box) return true;
-  const double cx = box_centre(g.xmin, g.xmax), cy = box_centre(g.ymin, g.ymax);
-  const double hx = std::fmax(cx - g.xmin, g.xmax - cx), hy = std::fmax(cy - g.ymin, g.ymax - cy);
-  extent->radius = std::nextafter(std::sqrt(hx * hx + hy * hy) * (1 + 1e-12), HUGE_VAL);
+  const double box[4] = {g.xmin, g.ymin, g.xmax, g.ymax};
+  const double centre[2] = {box_centre(g.xmin, g.xmax), box_centre(g.ymin, g.ymax)};
+  extent->radius = box_radius(box, centre);
   return coordinate_ok(extent->radius);
 }
 
 }  // namespace
+
+double box_radius(const double* box, const double* centre) {
+  const double hx = std::fmax(centre[0] - box[0], box[2] - centre[0]);
+  const double hy = std::fmax(centre[1] - box[1], box[3] - centre[1]);
+  return std::nextafter(std::sqrt(hx * hx + hy * hy) * (1 + 1e-12), HUGE_VAL);
+}
 
 KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref, KeyExtent* extent) {
   int dim = -1;

@@ -197,10 +197,14 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   // cube's box clauses on the same keys (implied by the distance for r >= eps): decided natively
   // where the cube distance is exact, and left out of the row estimate below either way.
   // The engine decides the clause itself only where it compares the distance with one eps.
-  const bool exact =
-      engine_is_exact(match.form) && match.scale == NIL && match.radius_side < 0 &&
-      !sampled_key_extents(root, outerrel, match.outer_key, match.form) &&
-      !sampled_key_extents(root, innerrel, match.inner_key, match.form);
+  // PostGIS keys with an extent: an exact plan leaves them wild (each paired with every row of
+  // the other side), taken where that is fewer checks than one per candidate.
+  const double extent_pairs =
+      (sampled_extent_fraction(root, outerrel, match.outer_key, match.form) +
+       sampled_extent_fraction(root, innerrel, match.inner_key, match.form)) *
+      outer_path->rows * inner_path->rows;
+  const bool exact = engine_is_exact(match.form) && match.scale == NIL &&
+                     match.radius_side < 0 && extent_pairs <= Max(pairs, 0.0);
   List* boxes = NIL;
   List* other_clauses = NIL;  // neither the distance clause nor a box clause
   foreach (lc, extra->restrictlist) {

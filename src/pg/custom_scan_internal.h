@@ -131,9 +131,10 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
                     RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form, double eps,
                     double* pairs);
 
-// Whether the sample of a side's PostGIS keys holds geometries with an extent (KeyExtent): the
-// engine then only finds candidates, which the operator decides (no exact plan).
-bool sampled_key_extents(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo& form);
+// The fraction of a side's sampled rows whose PostGIS key has an extent (KeyExtent; 0 where
+// none or no sample): an exact plan leaves them wild, else the operator decides every candidate.
+double sampled_extent_fraction(PlannerInfo* root, RelOptInfo* rel, Expr* key,
+                               const FormInfo& form);
 
 // ---- the plan (custom_scan_plan.cpp) ---------------------------------------------------------
 // PlanCustomPath of the SimilarityJoin path.

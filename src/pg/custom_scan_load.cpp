@@ -38,7 +38,7 @@ int evaluate_key(SimJoinState* st, ExprState* key, TupleTableSlot* slot, KeyExte
   extent->is_box = false;
   KeyStatus status = classify_key(st->form, value, &st->ref, extent);
   // A plan whose engine decides ST_DWithin itself checks no clause on its pairs: a key with an
-  // extent needs PostGIS on each of its candidates (the planner saw none in its sample).
+  // extent, which needs PostGIS on each of its candidates, is wild there (the planner saw few).
   if (status == KEY_OK && extent->is_box && st->distance_qual >= 0) status = KEY_WILD;
   if (status == KEY_OK) {
     if (st->key_buffer_dim < st->ref.dim) {

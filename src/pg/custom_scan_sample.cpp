@@ -308,9 +308,10 @@ Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo
 
 }  // namespace
 
-bool sampled_key_extents(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo& form) {
+double sampled_extent_fraction(PlannerInfo* root, RelOptInfo* rel, Expr* key,
+                               const FormInfo& form) {
   const Sample* s = form.kind == KEY_GEOMETRY ? get_sample(root, rel, key, form) : nullptr;
-  return s && s->boxes > 0;
+  return s && s->seen > 0 ? static_cast<double>(s->boxes) / s->seen : 0;
 }
 
 bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,

@@ -127,23 +127,21 @@ void note_key_extent(SimJoinState* st, Side* side, uint32 point, const KeyExtent
 
 namespace {
 
-// A few geometries far larger than the others (one huge polygon) would widen the engine's bound
-// for every pair: those above 8 times the larger of the bound and the side's mean radius become
-// wild rows (paired with every row, PostGIS deciding), at most max(16, n / 1000) of them, and
-// only before anything indexes the side's points (its first scan) and where every row's tuple is
-// kept. Leaves the side's largest radius.
+// A side's outsized boxes (outsized_radius, few_outsized) become wild rows (paired with every
+// row, PostGIS deciding), only before anything indexes the side's points (its first scan) and
+// where every row's tuple is kept. Leaves the side's largest radius.
 void demote_outsized_boxes(SimJoinState* st, Side* side, double bound) {
   if (!side->boxes || side->values_only || side->ordered || side->values) return;
   const uint32 n = side->n_points;
   double sum = 0;
   for (uint32 p = 0; p < n; ++p)
     sum += box_radius(side->boxes + 4 * static_cast<Size>(p), side->points + 2 * static_cast<Size>(p));
-  const double cap = 8 * std::fmax(bound, sum / Max(n, 1));
+  const double cap = outsized_radius(bound, sum / Max(n, 1));
   uint32 outsized = 0;
   for (uint32 p = 0; p < n; ++p)
     if (box_radius(side->boxes + 4 * static_cast<Size>(p), side->points + 2 * static_cast<Size>(p)) > cap)
       ++outsized;
-  if (outsized == 0 || outsized > Max(16u, n / 1000)) return;
+  if (outsized == 0 || !few_outsized(outsized, n)) return;
   uint32 kept = 0;
   side->max_key_radius = 0;
   for (uint32 p = 0; p < n; ++p) {

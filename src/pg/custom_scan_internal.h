@@ -76,6 +76,16 @@ struct KeyExtent {
 // rounded up: the centre's rounding is in the differences taken from it; the factor covers the
 // rounding of the differences, squares, sum and root (a few units in the last place each).
 double box_radius(const double* box, const double* centre);
+// A side's outsized boxes (one huge polygon) become wild rows instead of widening the engine's
+// bound for every pair: those above outsized_radius (8 times the larger of the distance bound
+// and the side's mean radius, points counting 0), where few_outsized (at most max(16, rows /
+// 1000) of the side's rows). The executor and the planner's estimate apply the same rule.
+inline double outsized_radius(double bound, double mean_radius) {
+  return 8 * (bound > mean_radius ? bound : mean_radius);
+}
+inline bool few_outsized(double outsized, double rows) {
+  return outsized <= (rows / 1000 > 16 ? rows / 1000 : 16);
+}
 
 // The dimension the key would have (fixes ref->dim from the first readable key). Returns
 // KEY_SKIP (never matches), KEY_WILD or KEY_OK; on KEY_OK *dim is the key's dimension, and

@@ -35,6 +35,8 @@ namespace simjoin::pg::cs {
 
 namespace {
 
+constexpr int kTopRadii = 32;
+
 struct Sample {
   bool used = false;
   Oid relid = InvalidOid;
@@ -49,7 +51,9 @@ struct Sample {
   int dim = 0;
   double* points = nullptr;  // n * dim
   int boxes = 0;             // PostGIS keys with an extent among the points (their centres)
-  double max_radius = 0;     // the largest of their radii
+  double radius_sum = 0;     // of their radii
+  int n_top = 0;             // the largest radii, descending (outsized_boxes)
+  double top_radii[kTopRadii] = {};
   uint64 last_use = 0;
 };
 
@@ -162,7 +166,6 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, d
   const BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
   const int target = sample_rows_setting;
   const int target_blocks = static_cast<int>(std::min<BlockNumber>(nblocks, 300));
-  const int per_block = target_blocks > 0 ? (target + target_blocks - 1) / target_blocks : 0;
 
   // Everything is read into a local sample in a work context; the cache entry is written only
   // once it is complete, so an ERROR while sampling (out of memory, a cancel) leaves the entry
@@ -190,7 +193,14 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, d
     const KeyStatus status = classify_key(form, value, &ref, &extent);
     if (status == KEY_OK && extent.is_box) {
       ++sample.boxes;
-      sample.max_radius = std::max(sample.max_radius, extent.radius);
+      sample.radius_sum += extent.radius;
+      const bool full = sample.n_top == kTopRadii;
+      if (!full || sample.top_radii[kTopRadii - 1] < extent.radius) {
+        int k = full ? kTopRadii - 1 : sample.n_top++;
+        for (; k > 0 && sample.top_radii[k - 1] < extent.radius; --k)
+          sample.top_radii[k] = sample.top_radii[k - 1];
+        sample.top_radii[k] = extent.radius;
+      }
     }
     if (status == KEY_WILD) ++sample.wild;
     if (status != KEY_OK) return;
@@ -214,8 +224,14 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, const FormInfo& form, d
     TableScanDesc scan = table_beginscan_analyze(rel);
     BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
     const TransactionId oldest = GetOldestNonRemovableTransactionId(rel);
+    int blocks_left = target_blocks;
     while (BlockSampler_HasMore(&sampler) && sample.seen < target) {
       const BlockNumber block = BlockSampler_Next(&sampler);
+      // The rows still wanted spread over the blocks still to come: the chosen blocks are
+      // visited in table order, and a fixed share per block would reach the target before the
+      // last ones (the table's tail, where rows added last are, never sampled).
+      const int per_block = (target - sample.seen + blocks_left - 1) / Max(blocks_left, 1);
+      --blocks_left;
       if (!table_scan_analyze_next_block(scan, block, strategy)) continue;
       double live = 0, dead = 0;
       int taken = 0;
@@ -306,6 +322,22 @@ Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, const FormInfo
   return victim;
 }
 
+// The radius the executor joins a side's boxes with (the largest one not outsized, as
+// demote_outsized_boxes decides), and the fraction of the sampled rows it makes wild.
+double joined_radius(const Sample* s, double bound, double rows, double* wild_fraction) {
+  *wild_fraction = 0;
+  if (s->boxes == 0) return 0;
+  const double cap = outsized_radius(bound, s->radius_sum / Max(s->n, 1));
+  int outsized = 0;
+  while (outsized < s->n_top && s->top_radii[outsized] > cap) ++outsized;
+  const bool all_known = outsized < s->n_top || s->n_top == s->boxes;
+  if (outsized == 0 || !all_known ||
+      !few_outsized(static_cast<double>(outsized) / s->seen * rows, rows))
+    return s->top_radii[0];
+  *wild_fraction = static_cast<double>(outsized) / s->seen;
+  return outsized < s->n_top ? s->top_radii[outsized] : 0;
+}
+
 }  // namespace
 
 double sampled_extent_fraction(PlannerInfo* root, RelOptInfo* rel, Expr* key,
@@ -326,13 +358,17 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
     *pairs = 0;
     return true;
   }
-  // Wild rows are paired with every row of the other side.
-  double estimate = (static_cast<double>(so->wild) / so->seen) * n_outer * n_inner +
-                    (static_cast<double>(si->wild) / si->seen) * n_outer * n_inner;
   // Keys with an extent: the engine's candidates are the centres within eps plus both sides'
-  // largest radius, each of them checked by the operator (priced as the join's clauses).
-  const double bound =
-      engine_bound(form, eps + so->max_radius + si->max_radius, Max(so->dim, 1));
+  // largest radius (outsized ones wild), each of them checked by the operator (priced as the
+  // join's clauses).
+  const double eps_bound = engine_bound(form, eps, Max(so->dim, 1));
+  double outsized_o = 0, outsized_i = 0;
+  const double radii = joined_radius(so, eps_bound, n_outer, &outsized_o) +
+                       joined_radius(si, eps_bound, n_inner, &outsized_i);
+  // Wild rows are paired with every row of the other side.
+  double estimate = (static_cast<double>(so->wild) / so->seen + outsized_o) * n_outer * n_inner +
+                    (static_cast<double>(si->wild) / si->seen + outsized_i) * n_outer * n_inner;
+  const double bound = radii > 0 ? engine_bound(form, eps + radii, Max(so->dim, 1)) : eps_bound;
   if (!std::isnan(bound) && so->n > 0 && si->n > 0 && so->dim == si->dim) {
     const bool self = so == si;
     const int dim = so->dim;

@@ -102,14 +102,27 @@ EXECUTE bx_q(0);
 RESET simjoin.enable_customscan;
 DEALLOCATE bx_q;
 RESET plan_cache_mode;
--- One huge polygon makes the largest radius span the whole plane: every pair is a candidate
--- of the engine; the box filter leaves PostGIS the few near ones, and the planner prices the
--- candidates (here PostgreSQL's plan wins; forced, the custom scan returns the same rows).
+-- One huge polygon would make the largest radius span the whole plane, every pair a candidate:
+-- the executor makes it a wild row instead (and the planner's estimate does the same), so the
+-- custom scan keeps its small bound and is taken.
 CREATE TABLE bx_huge AS SELECT * FROM bx_b;
 INSERT INTO bx_huge VALUES (9100, ST_MakeEnvelope(-1000, -1000, -999, 1000));
 ANALYZE bx_huge;
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM bx_a a JOIN bx_huge b ON ST_DWithin(a.g, b.g, 0.5)');
+-- Many large polygons (2% of the rows, too many to be wild rows) against indexed small ones:
+-- the sampled radii make nearly every pair a candidate, and PostgreSQL's index plan wins.
+CREATE TABLE bx_small AS SELECT i AS id, ST_Buffer(ST_MakePoint(random() * 1000, random() * 1000), 1, 2) AS g
+  FROM generate_series(1, 4000) i;
+CREATE INDEX ON bx_small USING gist (g);
+CREATE TABLE bx_large AS SELECT i AS id, ST_Buffer(ST_MakePoint(random() * 1000, random() * 1000), 1, 2) AS g
+  FROM generate_series(1, 4000) i;
+INSERT INTO bx_large SELECT 10000 + i, ST_Buffer(ST_MakePoint(random() * 1000, random() * 1000), 300, 2)
+  FROM generate_series(1, 80) i;
+ANALYZE bx_small;
+ANALYZE bx_large;
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM bx_small a JOIN bx_large b ON ST_DWithin(a.g, b.g, 2)');
 SET simjoin.customscan_pair_cost = 0;
 SET simjoin.customscan_row_cost = 0;
 SET simjoin.customscan_startup_cost = 0;
@@ -142,4 +155,4 @@ SELECT count(*) FROM bx_a a JOIN bx_b b ON ST_DWithin(a.g, b.g, 1);
 SET simjoin.enable_customscan = off;
 SELECT count(*) FROM bx_a a JOIN bx_b b ON ST_DWithin(a.g, b.g, 1);
 RESET simjoin.enable_customscan;
-DROP TABLE bx_a, bx_b, bx_huge, bx_d, bx_odd;
+DROP TABLE bx_a, bx_b, bx_huge, bx_d, bx_odd, bx_small, bx_large;

@@ -10,7 +10,7 @@
 // a superset of the matching pairs; every candidate pair is then checked with ALL the join's
 // original clauses (ExecQual on the pair), so the rows returned are exactly those PostgreSQL's
 // own operators accept. Rows whose key the engine cannot represent
-// faithfully (NaN/infinite/huge coordinates, non-point cubes or geometries, an unexpected
+// faithfully (NaN/infinite/huge coordinates, non-point cubes, curved geometries, an unexpected
 // dimension or SRID, arrays with NULL elements) are "wild": they are paired with every row of the
 // other side and left to the recheck, so PostgreSQL's operator decides (and raises the same
 // errors it would raise in its own plan).

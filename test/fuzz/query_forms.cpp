@@ -246,9 +246,26 @@ Core FormGenerator::core(const CoreOptions& o) {
       const bool col = L->has_geom && R->has_geom && !computed && rng_.chance(0.8);
       lk = point_key(col, "a", lsh, "g", "ST_MakePoint");
       rk = point_key(col, "b", rsh, "g", "ST_MakePoint");
+      // Geometries with an extent (the custom scan's bounding-box candidates) on either side.
+      bool boxes = false;
+      auto extent = [&](const std::string& k) {
+        if (!rng_.chance(0.3)) return k;
+        boxes = true;
+        const std::string r = rng_.pick(std::vector<std::string>{"0.25", "0.5", "1"});
+        switch (rng_.range(0, 2)) {
+          case 0:
+            return "ST_Buffer(" + k + ", " + r + ", 2)";
+          case 1:
+            return "ST_Expand(" + k + ", " + r + ")";
+          default:
+            return "ST_Collect(" + k + ", ST_Translate(" + k + ", " + r + ", -" + r + "))";
+        }
+      };
+      lk = extent(lk);
+      rk = extent(rk);
       dist = "ST_Distance(" + ordered(lk, rk) + ")";
       cond = "ST_DWithin(" + ordered(lk, rk) + ", " + B + ")";
-      c.form = "postgis ST_DWithin";
+      c.form = boxes ? "postgis ST_DWithin (boxes)" : "postgis ST_DWithin";
       break;
     }
   }

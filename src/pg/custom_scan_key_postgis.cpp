@@ -31,7 +31,6 @@ struct Reader {
   Size size;
   int ndims;
   GeoShape* shape;
-  int depth = 0;
 
   bool uint32_at(Size* offset, uint32* value) const {
     if (*offset + 4 > size) return false;
@@ -42,7 +41,7 @@ struct Reader {
 
   bool coordinates(Size* offset, uint32 npoints) {
     const Size stride = sizeof(double) * ndims;
-    if (npoints == 0 || npoints > (size - *offset) / stride) return false;
+    if (npoints == 0 || *offset > size || npoints > (size - *offset) / stride) return false;
     for (uint32 k = 0; k < npoints; ++k, *offset += stride) {
       double x, y;
       std::memcpy(&x, data + *offset, sizeof(double));
@@ -56,9 +55,9 @@ struct Reader {
     return true;
   }
 
-  bool geometry(Size* offset) {
+  bool geometry(Size* offset, int depth) {
     uint32 type, count;
-    if (++depth > 32 || !uint32_at(offset, &type) || !uint32_at(offset, &count)) return false;
+    if (depth > 32 || !uint32_at(offset, &type) || !uint32_at(offset, &count)) return false;
     switch (type) {
       case kPointType:
       case kLineType:
@@ -80,7 +79,7 @@ struct Reader {
       case kCollectionType:
         if (count == 0) return false;
         for (uint32 g = 0; g < count; ++g)
-          if (!geometry(offset)) return false;
+          if (!geometry(offset, depth + 1)) return false;
         return true;
       default:
         return false;
@@ -129,7 +128,7 @@ GeoShape parse_geometry(Datum value) {
   shape.xmin = shape.ymin = HUGE_VAL;
   shape.xmax = shape.ymax = -HUGE_VAL;
   Reader reader{data, size, ndims, &shape};
-  shape.kind = reader.geometry(&offset) ? GeoShape::Box : GeoShape::Other;
+  shape.kind = reader.geometry(&offset, 0) ? GeoShape::Box : GeoShape::Other;
   return shape;
 }
 

@@ -75,7 +75,7 @@ SELECT * FROM pg_temp.cs_compare($$
   SELECT d AS a, (SELECT count(*) FROM bx_a a JOIN bx_b b ON ST_DWithin(a.g, b.g, bx_d.d)) AS b
   FROM bx_d$$);
 -- a polygon with a NaN vertex (wild: PostGIS decides it against every row), one with a
--- coordinate beyond 1e150 (wild), 3-D and measured polygons (their 2-D boxes)
+-- coordinate beyond 1e150 (wild), 3-D and measured geometries (their 2-D boxes)
 CREATE TABLE bx_odd AS SELECT * FROM bx_b WHERE id < 100;
 INSERT INTO bx_odd VALUES
   (9301, ST_MakePolygon(ST_MakeLine(ARRAY[ST_MakePoint(3, 3), ST_MakePoint('NaN', 4),
@@ -83,6 +83,9 @@ INSERT INTO bx_odd VALUES
   (9302, ST_MakeEnvelope(5, 5, 6, 1e200)),
   (9303, 'POLYGON Z ((7 7 1, 7 8 2, 8 8 3, 7 7 1))'),
   (9304, 'LINESTRING M (9 9 1, 11 12 2)');
+-- a multipolygon of 40 squares (its box: not wild)
+INSERT INTO bx_odd SELECT 9305, ST_Collect(ARRAY(SELECT ST_MakeEnvelope(j, 30, j + 0.5, 30.5)
+                                               FROM generate_series(1, 40) j));
 ANALYZE bx_odd;
 SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM bx_a a JOIN bx_odd b ON ST_DWithin(a.g, b.g, 1)',
                           'Wild Rows') AS wild_rows;

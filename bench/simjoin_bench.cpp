@@ -4,6 +4,7 @@
 //                 [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto]
 //                 [--algorithm auto|grid|brute|lss] [--threads T] [--k K] [--self|--two N2]
 //                 [--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]
+//                 [--estimate-only]
 //
 // uniform: [0, range]^dim (range 100 by default); clustered: 100 gaussian blobs in [0, range]^dim,
 // sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of seed 004);
@@ -20,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "batch_pipeline.h"
+#include "device_choice.h"
 #include "engine.h"
 #include "gpu_backend.h"
 #include "join_backend.h"
@@ -52,6 +55,7 @@ struct Options {
   int repeat = 1;
   std::size_t batch = 1u << 16;
   bool verify = false;
+  bool estimate_only = false;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -59,7 +63,7 @@ struct Options {
             << "usage: simjoin_bench --data uniform|clustered|exponential|directions|csv:PATH --n N --dim D "
                "--eps E [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto] "
                "[--algorithm auto|grid|brute|lss] [--threads T] [--k K] [--self|--two N2] "
-               "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]\n";
+               "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only]\n";
   std::exit(2);
 }
 
@@ -88,6 +92,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--repeat") o.repeat = std::stoi(value());
     else if (arg == "--batch") o.batch = std::stoull(value());
     else if (arg == "--verify") o.verify = true;
+    else if (arg == "--estimate-only") o.estimate_only = true;
     else usage("unknown argument " + arg);
   }
   return o;
@@ -277,6 +282,22 @@ int main(int argc, char** argv) {
   const PointSet right{right_coords.data(), dim == 0 ? 0 : right_coords.size() / dim, right_dim};
   const PointSet* right_ptr = o.two > 0 ? &right : nullptr;
   const JoinSpec spec = make_spec(o);
+
+  // What Device::Auto weighs: the sampled work and each device's estimated time.
+  {
+    const auto start = std::chrono::steady_clock::now();
+    const simjoin::JoinWork work = simjoin::estimate_join_work(left, right_ptr, spec);
+    const double estimate_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const simjoin::DeviceEstimate e = simjoin::estimate_devices(
+        work, simjoin::resolve_thread_count(spec.threads), work.pairs);
+    std::printf("estimate: est_candidates=%.4g est_pairs=%.4g est_terms=%.3g est_k=%d "
+                "est_cpu_s=%.4f est_gpu_s=%.4f est_around_s=%.4f auto=%s estimate_s=%.4f\n",
+                work.candidates, work.pairs, work.terms_per_candidate, work.indexed_dims,
+                e.cpu_seconds, e.gpu_seconds, e.around_seconds, e.gpu ? "gpu" : "cpu", estimate_s);
+    std::fflush(stdout);
+    if (o.estimate_only) return 0;
+  }
 
   int status = 0;
   for (int run = 0; run < std::max(1, o.repeat); ++run) {

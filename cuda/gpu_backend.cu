@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "brute_force_kernel.cuh"
@@ -358,5 +359,19 @@ void warm_up() {
 }
 
 bool context_healthy() { return cudaDeviceSynchronize() == cudaSuccess; }
+
+int gpu_count() { return usable_device_count(); }
+
+void select_gpu(int index) { select_device(index); }
+
+namespace {
+__global__ void write_through(int* address) { *address = 1; }
+}  // namespace
+
+void poison_context_for_test() {
+  write_through<<<1, 1>>>(reinterpret_cast<int*>(16));
+  const cudaError_t status = cudaDeviceSynchronize();
+  throw Error(std::string("simjoin: injected sticky CUDA error: ") + cudaGetErrorString(status));
+}
 
 }  // namespace simjoin::gpu

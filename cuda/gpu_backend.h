@@ -21,6 +21,11 @@ JoinBackend& backend();
 // budget and the GPU service's ledger requests both count with it.
 inline std::size_t device_bytes_per_point(std::size_t dim) { return 20 * dim + 48; }
 
+// The usable GPUs (0 without one), and the one (0 .. gpu_count() - 1) the calling thread's joins,
+// warm_up, memory_info and context_healthy use: each thread starts on the first.
+int gpu_count();
+void select_gpu(int index);
+
 // The device's name and memory (bytes); false when no device is usable.
 bool memory_info(std::string* name, std::size_t* free_bytes, std::size_t* total_bytes);
 
@@ -31,6 +36,10 @@ void warm_up();
 // Whether the context still works after a failed join (a sticky error poisons it for the rest of
 // the process: then the owner must restart).
 bool context_healthy();
+
+// Poisons this process's context with a sticky error (an illegal address in a kernel) and throws
+// simjoin::Error with CUDA's message: for the GPU service's fault tests only.
+void poison_context_for_test();
 
 // Whether a CUDA device is usable. Initializes the CUDA runtime on first call (never call this
 // in the postmaster). `why` gets the reason when not.

@@ -24,4 +24,10 @@ void warm_up() { throw Error("simjoin was built without CUDA: no GPU backend"); 
 
 bool context_healthy() { return true; }
 
+int gpu_count() { return 0; }
+
+void select_gpu(int) { throw Error("simjoin was built without CUDA: no GPU backend"); }
+
+void poison_context_for_test() { throw Error("simjoin was built without CUDA: no GPU backend"); }
+
 }  // namespace simjoin::gpu

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "cuda_check.h"
 
@@ -73,8 +75,9 @@ std::string no_device_reason(cudaError_t status) {
   return text + " (" + cudaGetErrorName(status) + ")";
 }
 
-DeviceInfo probe() {
+DeviceInfo probe(int ordinal) {
   DeviceInfo info;
+  info.ordinal = ordinal;
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
@@ -82,7 +85,7 @@ DeviceInfo probe() {
     cudaGetLastError();  // clear it: a later call must not report this one
     return info;
   }
-  if (count == 0) {
+  if (count <= ordinal) {
     info.reason = "no NVIDIA GPU found";
     return info;
   }
@@ -107,13 +110,38 @@ DeviceInfo probe() {
   return info;
 }
 
+// The usable devices in ordinal order, or one entry saying why there is none.
+const std::vector<DeviceInfo>& devices() {
+  static std::once_flag once;
+  static std::vector<DeviceInfo> list;
+  std::call_once(once, [] {
+    const DeviceInfo first = probe(0);
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    cudaGetLastError();
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+      const DeviceInfo info = ordinal == 0 ? first : probe(ordinal);
+      if (info.usable) list.push_back(info);
+    }
+    if (list.empty()) list.push_back(first);
+  });
+  return list;
+}
+
+thread_local int selected_device = 0;  // an index into devices()
+
 }  // namespace
 
-const DeviceInfo& device_info() {
-  static std::once_flag once;
-  static DeviceInfo info;
-  std::call_once(once, [] { info = probe(); });
-  return info;
+const DeviceInfo& device_info() { return devices().front(); }
+
+int usable_device_count() {
+  return devices().front().usable ? static_cast<int>(devices().size()) : 0;
+}
+
+void select_device(int index) {
+  if (index < 0 || index >= usable_device_count())
+    throw Error("simjoin: there is no usable GPU number " + std::to_string(index));
+  selected_device = index;
 }
 
 std::size_t join_memory_bytes(std::size_t budget) {
@@ -123,7 +151,7 @@ std::size_t join_memory_bytes(std::size_t budget) {
 }
 
 const DeviceInfo& use_device() {
-  const DeviceInfo& info = device_info();
+  const DeviceInfo& info = devices()[selected_device];
   if (!info.usable) throw Error("simjoin: no usable GPU: " + info.reason);
   CUDA_CHECK(cudaSetDevice(info.ordinal));
   return info;

@@ -14,8 +14,14 @@ struct DeviceInfo {
   int ordinal = 0;
 };
 
-// Probes device 0 on first call (thread-safe); later calls return the same answer.
+// Probes every device on first call (thread-safe); later calls return the same answers.
+// device_info(): the first usable device's (or why none is usable).
 const DeviceInfo& device_info();
+// The usable devices (0 when none is).
+int usable_device_count();
+// Chooses the usable device (0 .. usable_device_count() - 1) this thread's joins run on; each
+// thread starts on the first.
+void select_device(int index);
 
 // The device memory one join may use: the free memory, within `budget` bytes when it is not 0
 // (JoinSpec::device_memory_bytes).

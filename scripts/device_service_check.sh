@@ -7,8 +7,13 @@
 #   concurrent   N sessions at once (function and custom scan mixed, gpu_error = error) on a
 #                500k-row clustered 2-D table: every count right, no error, GPU memory sampled
 #   faults       on the GPU: an injected engine error (fallback and error), a service killed
-#                mid-job (the session falls back, the service restarts, the next job works)
+#                mid-job (the session falls back, the service restarts, the next job works), a
+#                sticky CUDA error (the context is poisoned: the service restarts)
 #   throughput   16 sessions at once on a 100-D set, GPU service against the CPU engine
+#   calibrate    the engine alone (simjoin_bench) on the CPU (16 threads) and the GPU over a sweep
+#                of sets: each run's sampled work estimate and its times, for fitting the device
+#                choice's speeds (src/engine/device_choice.cpp)
+#   panel        bench/device_panel.sh: simjoin.device = cpu, gpu and auto on eight sets (SETS)
 #   gtest        the engine's GPU tests (the backend installed as the GPU service installs it)
 #   sanitizer    compute-sanitizer memcheck on the GPU edge cases
 #   scripts/device_service_check.sh [first-join] [regress] [concurrent] [gtest] [sanitizer]
@@ -100,6 +105,13 @@ if [[ $steps == *" faults "* ]]; then
     done
     echo "restarted service: $(psql -AtqX -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'simjoin gpu service'") (was $old)"
     echo "next job: $(psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; SELECT count(*) FROM f2 a JOIN f2 b ON a.v <-> b.v <= 1.5" 2>&1)"
+    old=$(psql -AtqX -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'simjoin gpu service'")
+    echo "sticky CUDA error (injected), fallback: $(psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.service_test_fault = sticky; SELECT count(*) FROM similarity_join('f2', 'f2', 1.5)" 2>&1 | tr '\n' ' ')"
+    for _ in $(seq 1 100); do
+      [ "$(psql -AtqX -c "SELECT gpu_available FROM simjoin_device_info()")" = t ] && break; sleep 0.1
+    done
+    echo "service after the sticky error: $(psql -AtqX -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'simjoin gpu service'") (was $old)"
+    echo "next job: $(psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; SELECT count(*) FROM similarity_join('f2', 'f2', 1.5)" 2>&1)"
     echo "crash restarts in the log: $(grep -c 'terminating any other active server processes' /tmp/pg.log)"
   } | tee "$OUT/faults.txt"
 fi
@@ -120,6 +132,20 @@ if [[ $steps == *" throughput "* ]]; then
   done
 fi
 
+if [[ $steps == *" calibrate "* ]]; then
+  make -j16 build/simjoin_bench >"$OUT/bench-build.txt" 2>&1 || tail -5 "$OUT/bench-build.txt"
+  while read -r args; do
+    for device in cpu gpu; do
+      timeout 60 build/simjoin_bench $args --device $device --threads 16 --repeat 2 | grep -v '^$'
+    done
+  done >"$OUT/calibrate.txt" 2>&1 < <(grep -v "^#" bench/calibration_sets.txt)
+  grep -c total_s "$OUT/calibrate.txt"
+fi
+
+if [[ $steps == *" panel "* ]]; then
+  ROUNDS=${ROUNDS:-2} bash bench/device_panel.sh ${SETS:-} 2>&1 | tee "$OUT/panel.txt"
+fi
+
 if [[ $steps == *" gtest "* ]]; then
   source scripts/device_gtest.sh
   setup_gtest
@@ -129,6 +155,11 @@ if [[ $steps == *" gtest "* ]]; then
 fi
 
 if [[ $steps == *" sanitizer "* ]]; then
+  if [ ! -x build/engine_tests ]; then
+    source scripts/device_gtest.sh
+    setup_gtest
+    make -j16 build/engine_tests >"$OUT/gtest-build.txt" 2>&1 || tail -5 "$OUT/gtest-build.txt"
+  fi
   timeout 200 compute-sanitizer --tool memcheck --leak-check full build/engine_tests \
     --gtest_filter='GpuEdgeCases*:GpuStreaming*' >"$OUT/memcheck.txt" 2>&1
   grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck.txt" | tail -3

@@ -83,7 +83,7 @@ SELECT count(*) = 1 AS reuse_data FROM pp_meta
 \echo 'PANEL meta data reused'
 \else
 DROP TABLE IF EXISTS pp_meta, pp_places, pp_places_b, pp_set, pp_shops, pp_zones, pp_centres,
-  pp_cos;
+  pp_cos, pp_geog;
 -- Places: n points in [0, 1000)^2 (density 0.2 a unit square: 2.5 others within distance 2),
 -- coordinates multiples of 1/64; country = the 50 x 50 cell (400 countries).
 CREATE FUNCTION pg_temp.pp_make_places(seed float8, rows int)
@@ -150,6 +150,17 @@ VACUUM ANALYZE pp_zones;
 VACUUM ANALYZE pp_centres;
 VACUUM ANALYZE pp_cos;
 CREATE TABLE pp_meta AS SELECT :n AS n, :ncos AS ncos, :generator AS generator;
+\endif
+-- Geography (made here where missing, also next to reused data): pp_places as longitude
+-- 5 + x / 100, latitude 45 + y / 100 degrees (about 0.25 places per km^2), a GiST index.
+SELECT NOT EXISTS (SELECT FROM pg_class WHERE relname = 'pp_geog' AND relkind = 'r')
+       AS make_geog \gset
+\if :make_geog
+CREATE TABLE pp_geog AS SELECT id, ST_SetSRID(ST_MakePoint(5 + x / 100, 45 + y / 100),
+  4326)::geography AS g FROM pp_places;
+ALTER TABLE pp_geog ADD PRIMARY KEY (id);
+CREATE INDEX ON pp_geog USING gist (g);
+VACUUM ANALYZE pp_geog;
 \endif
 
 -- pp_plan(query): the plan's text (EXPLAIN, COSTS OFF) with the session's settings.
@@ -295,6 +306,11 @@ DEALLOCATE ALL;
 \ir planner_panel/query.sql
 
 \set qid q19
+\set title 'PostGIS geography self-join, ST_DWithin(a.g, b.g, 1000) (GiST, metres on WGS84), count'
+\set q 'SELECT count(*) AS n FROM pp_geog a JOIN pp_geog b ON ST_DWithin(a.g, b.g, 1000)'
+\ir planner_panel/query.sql
+
+\set qid q20
 \set title 'polygons x points: ST_DWithin(ST_Buffer(a.g, 0.5, 2), b.g, 1) (bounding boxes; GiST on b.g), count'
 \set q 'SELECT count(*) AS n FROM pp_places a JOIN pp_places_b b ON ST_DWithin(ST_Buffer(a.g, 0.5, 2), b.g, 1)'
 \ir planner_panel/query.sql

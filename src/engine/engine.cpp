@@ -7,6 +7,7 @@
 #include "brute_force.h"
 #include "cell_index.h"
 #include "cosine_join.h"
+#include "device_choice.h"
 #include "distance.h"
 #include "grid_join.h"
 #include "grid_plan.h"
@@ -124,8 +125,8 @@ JoinBackend& gpu_backend() {
 
 bool gpu_chosen_for_auto(const PointSet& left, const PointSet* right, const JoinSpec& spec) {
   if (spec.algorithm == Algorithm::Lss) return gpu_usable(nullptr);  // GPU-only algorithm
-  if (!std::isfinite(spec.eps) || spec.eps < 0.0) return false;
-  return pair_count(left, right) >= kGpuWorthPairs && gpu_usable(nullptr);
+  return gpu_usable(nullptr) &&
+         auto_prefers_gpu(left, right, spec, resolve_thread_count(spec.threads));
 }
 
 }  // namespace

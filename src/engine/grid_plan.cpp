@@ -90,13 +90,7 @@ int cap_k_for_key_space(double eps, const std::vector<Range>& ranges,
   return 0;
 }
 
-// Chooses k in [1, k_max] minimizing an estimated cost, measured on samples:
-//   cost(k) = candidates(k) * (1 + dim / 8) + probe_cells(k) * 3^k * kLookupCost
-// candidates(k): sampled probe x build point pairs whose cells are adjacent in the first k
-// dimensions, scaled to the full inputs; probe_cells(k): distinct cells of the probe sample,
-// scaled up to the probe input (at most one cell per point). One pass over the sample pairs
-// gives all k at once: a pair is a candidate for every k up to the length of the prefix of
-// dimensions in which its cells are adjacent.
+// Chooses k in [1, k_max] minimizing the grid's sampled work (sampled_grid_work).
 int choose_k(const PointSet& left, const PointSet* right, double eps,
              const std::vector<Range>& ranges, const std::vector<int>& order, int k_max) {
   if (k_max <= 1) return k_max;
@@ -104,14 +98,33 @@ int choose_k(const PointSet& left, const PointSet* right, double eps,
   const std::vector<const double*> probe = sample_points(left, kCostProbeSample);
   const std::vector<const double*> built = sample_points(build, kCostBuildSample);
   if (probe.empty() || built.empty()) return 1;
-  const double width = cell_width_for(eps, ranges, order, k_max);
+  std::vector<double> origin(left.dim, 0.0);
+  for (std::size_t j = 0; j < left.dim; ++j) {
+    if (std::isfinite(ranges[j].lo)) origin[j] = ranges[j].lo;
+  }
+  const GridSamples samples{probe, built, static_cast<double>(left.n),
+                            static_cast<double>(build.n), left.dim, right == nullptr};
+  return cheapest_grid_work(sampled_grid_work(samples, origin,
+                                              cell_width_for(eps, ranges, order, k_max), order,
+                                              k_max))
+      .k;
+}
 
+}  // namespace
+
+std::vector<GridWork> sampled_grid_work(const GridSamples& samples,
+                                        const std::vector<double>& origin, double width,
+                                        const std::vector<int>& order, int k_max) {
+  const auto& probe = samples.probe;
+  const auto& built = samples.built;
+  std::vector<GridWork> work;
+  if (probe.empty() || built.empty() || k_max < 1) return work;
   auto cells_of = [&](const std::vector<const double*>& points) {
     std::vector<std::int64_t> cells(points.size() * k_max);
     for (std::size_t p = 0; p < points.size(); ++p) {
       for (int i = 0; i < k_max; ++i) {
-        cells[p * k_max + i] = static_cast<std::int64_t>(
-            (points[p][order[i]] - ranges[order[i]].lo) / width);
+        const double v = std::floor((points[p][order[i]] - origin[order[i]]) / width);
+        cells[p * k_max + i] = static_cast<std::int64_t>(std::clamp(v, -kMaxKeySpace, kMaxKeySpace));
       }
     }
     return cells;
@@ -122,6 +135,7 @@ int choose_k(const PointSet& left, const PointSet* right, double eps,
   std::vector<double> adjacent_prefix(k_max + 1, 0.0);  // pairs by adjacent-prefix length
   for (std::size_t p = 0; p < probe.size(); ++p) {
     for (std::size_t b = 0; b < built.size(); ++b) {
+      if (samples.self && probe[p] == built[b]) continue;
       int prefix = 0;
       while (prefix < k_max && std::llabs(probe_cells[p * k_max + prefix] -
                                           build_cells[b * k_max + prefix]) <= 1) {
@@ -131,12 +145,10 @@ int choose_k(const PointSet& left, const PointSet* right, double eps,
     }
   }
 
-  const double probe_n = static_cast<double>(left.n);
-  const double pair_scale = probe_n / static_cast<double>(probe.size()) *
-                            static_cast<double>(build.n) / static_cast<double>(built.size());
-  const double distance_cost = 1.0 + static_cast<double>(left.dim) / 8.0;
-  int best_k = 1;
-  double best_cost = std::numeric_limits<double>::infinity();
+  const double pair_scale = samples.probe_n / static_cast<double>(probe.size()) *
+                            samples.build_n / static_cast<double>(built.size()) *
+                            (samples.self ? 0.5 : 1.0);
+  const double own_pairs = samples.self ? samples.probe_n : 0.0;
   double candidates = 0.0;
   for (int k = k_max; k >= 1; --k) candidates += adjacent_prefix[k];  // prefix >= 1
   for (int k = 1; k <= k_max; ++k) {
@@ -148,20 +160,29 @@ int choose_k(const PointSet& left, const PointSet* right, double eps,
     std::sort(distinct.begin(), distinct.end());
     const double cells_in_sample = static_cast<double>(
         std::unique(distinct.begin(), distinct.end()) - distinct.begin());
-    const double probe_cell_estimate =
-        std::min(probe_n, cells_in_sample * probe_n / static_cast<double>(probe.size()));
-    const double cost = candidates * pair_scale * distance_cost +
-                        probe_cell_estimate * std::pow(3.0, k) * kLookupCost;
-    if (cost < best_cost) {
-      best_cost = cost;
-      best_k = k;
-    }
+    const double probe_cell_estimate = std::min(
+        samples.probe_n, cells_in_sample * samples.probe_n / static_cast<double>(probe.size()));
+    const double distance_cost = 1.0 + static_cast<double>(samples.dim) / 8.0;
+    GridWork w;
+    w.k = k;
+    w.candidates = candidates * pair_scale + own_pairs;
+    w.probe_cells = probe_cell_estimate;
+    w.cost = w.candidates * distance_cost + probe_cell_estimate * std::pow(3.0, k) * kLookupCost;
+    work.push_back(w);
     candidates -= adjacent_prefix[k];  // pairs adjacent in exactly k dims drop out at k + 1
   }
-  return best_k;
+  return work;
 }
 
-}  // namespace
+GridWork cheapest_grid_work(const std::vector<GridWork>& work) {
+  GridWork best;
+  best.k = 1;
+  best.cost = std::numeric_limits<double>::infinity();
+  for (const GridWork& w : work) {
+    if (w.cost < best.cost) best = w;
+  }
+  return best;
+}
 
 GridPlan plan_grid(const PointSet& left, const PointSet* right, double eps, Metric /*metric*/,
                    int requested_k, int threads) {

@@ -2,6 +2,7 @@
 // which dimensions are indexed, in what order, and the cell geometry.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -31,6 +32,36 @@ struct GridPlan {
 // `threads` threads (0: one per core).
 GridPlan plan_grid(const PointSet& left, const PointSet* right, double eps, Metric metric,
                    int requested_k, int threads = 0);
+
+// The grid's work for one k, measured on samples of the inputs: the candidate pairs (points in
+// adjacent cells of the first k indexed dimensions) and the probe side's distinct cells, both
+// scaled to the full inputs, and their cost in units of one distance term:
+//   cost(k) = candidates(k) * (1 + dim / 8) + probe_cells(k) * 3^k * (one stencil lookup)
+struct GridWork {
+  int k = 0;
+  double candidates = 0.0;
+  double probe_cells = 0.0;
+  double cost = 0.0;
+};
+
+// Samples of the probe (left) and build (right, or left again) inputs: finite points only.
+struct GridSamples {
+  std::vector<const double*> probe, built;
+  double probe_n = 0.0, build_n = 0.0;  // the full inputs' sizes
+  std::size_t dim = 0;
+  // A self-join: the samples come from one input, a point is a candidate for itself (counted
+  // once per point, not sampled), and the join evaluates each other pair once.
+  bool self = false;
+};
+
+// The work for k = 1..k_max (one entry each; empty without samples) of a grid with this cell
+// width and per-dimension origin, indexing order[0..k_max-1]. plan_grid's choice of k and the
+// device choice (work_estimate.h) both count with it.
+std::vector<GridWork> sampled_grid_work(const GridSamples& samples,
+                                        const std::vector<double>& origin, double width,
+                                        const std::vector<int>& order, int k_max);
+// The entry of least cost (k = 1 with infinite cost when there is none).
+GridWork cheapest_grid_work(const std::vector<GridWork>& work);
 
 // The cell coordinate of value x in indexed dimension i of the plan. Use this one function (or
 // its exact device twin) everywhere, so that the rounding analysis of plan_grid holds.

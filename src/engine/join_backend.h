@@ -23,9 +23,6 @@ class JoinBackend {
                         PairSink& sink) = 0;
 };
 
-// Device::Auto runs a join on the GPU (this process's backend, or the PostgreSQL glue's GPU
-// service) from this many point pairs (n_left * n_right) on.
-constexpr double kGpuWorthPairs = 1e8;
 
 // The multithreaded CPU engine (grid or brute force).
 JoinBackend& cpu_backend();

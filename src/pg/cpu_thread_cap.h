@@ -25,6 +25,9 @@ class CpuThreadLease {
   int leased_ = 0;  // taken from the shared counter
 };
 
+// The threads a lease taken now would get (a snapshot: for Device::Auto's estimate).
+int cpu_threads_free(int requested);
+
 // The spec run on this backend's CPU engine with the lease's threads.
 JoinSpec on_leased_cpu(JoinSpec spec, const CpuThreadLease& lease);
 

@@ -60,39 +60,6 @@ CustomPathMethods path_methods = {
     nullptr,
 };
 
-// The value of a constant-per-scan expression known at planning time (a Const, or a Param with
-// a bound value in a custom plan). false: unknown.
-bool planning_value(PlannerInfo* root, Expr* expr, double* value, bool* is_null) {
-  Node* folded = estimate_expression_value(root, reinterpret_cast<Node*>(expr));
-  if (!IsA(folded, Const)) return false;
-  Const* c = reinterpret_cast<Const*>(folded);
-  *is_null = c->constisnull;
-  if (c->constisnull) return true;
-  if (c->consttype == FLOAT8OID)
-    *value = DatumGetFloat8(c->constvalue);
-  else if (c->consttype == FLOAT4OID)
-    *value = DatumGetFloat4(c->constvalue);
-  else
-    return false;
-  return true;
-}
-
-// The bound on the distance itself known at planning time: eps, through the inverse of the
-// arithmetic on the distance (inverse_bound). false: unknown (a per-row bound, a parameter).
-bool planning_eps(PlannerInfo* root, const Match& match, double* eps, bool* is_null) {
-  if (match.radius_side >= 0 || !planning_value(root, match.eps, eps, is_null)) return false;
-  ListCell* lc;
-  foreach (lc, match.scale) {
-    List* step = lfirst_node(List, lc);
-    double factor;
-    bool factor_null;
-    if (!planning_value(root, scale_step_factor(step), &factor, &factor_null)) return false;
-    *is_null = *is_null || factor_null;
-    if (!*is_null) *eps = inverse_bound(*eps, scale_step_op(step), factor);
-  }
-  return true;  // NaN: every pair is rechecked (the sample counts them all)
-}
-
 // "a", "a, b": the aliases of a relation set, for the planner's DEBUG1 lines.
 const char* relation_names(PlannerInfo* root, Relids relids) {
   StringInfoData names;
@@ -116,7 +83,7 @@ bool is_join_clause(RestrictInfo* rinfo, RelOptInfo* joinrel, JoinType jointype)
 // input as the outer one): the DEBUG1 lines of the clauses not taken come from the first call.
 bool find_distance_clause(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
                           RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra,
-                          Match* match) {
+                          Match* match, RestrictInfo** matched) {
   const bool report =
       message_level_is_interesting(DEBUG1) &&
       (jointype != JOIN_INNER ||
@@ -129,6 +96,7 @@ bool find_distance_clause(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* ou
     if (!is_join_clause(rinfo, joinrel, jointype)) continue;
     switch (match_clause(root, rinfo, outerrel, innerrel, match, &reason)) {
       case ClauseMatch::Matched:
+        *matched = rinfo;
         return true;
       case ClauseMatch::Rejected:
         reasons = lappend(reasons, const_cast<char*>(reason));
@@ -153,7 +121,10 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   if (!outer_path || !inner_path) return;
 
   Match match;
-  if (!find_distance_clause(root, joinrel, outerrel, innerrel, jointype, extra, &match)) return;
+  RestrictInfo* distance_rinfo;
+  if (!find_distance_clause(root, joinrel, outerrel, innerrel, jointype, extra, &match,
+                            &distance_rinfo))
+    return;
   const char* unusable = nullptr;
   if (PATH_REQ_OUTER(outer_path) || PATH_REQ_OUTER(inner_path))
     unusable = "an input is parameterized by another relation";
@@ -170,21 +141,13 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
     return;
   }
 
-  // Result size: sampled where possible; else a selective join is assumed (similarity joins
-  // usually are), capped by PostgreSQL's own estimate.
-  double eps = 0;
-  bool eps_null = false;
-  double pairs = -1;
-  if (planning_eps(root, match, &eps, &eps_null)) {
-    if (eps_null) {
-      pairs = 0;
-    } else if (!estimate_pairs(root, outerrel, match.outer_key, innerrel, match.inner_key,
-                               match.form, eps, &pairs)) {
-      pairs = -1;
-    }
-  }
-  const bool sampled = pairs >= 0;
-  if (!sampled) pairs = Min(joinrel->rows, 10.0 * Max(outer_path->rows, inner_path->rows));
+  // Pairs within the bound: the clause's selectivity set before the join search
+  // (custom_scan_estimate.cpp: sampled, or a default) where it joins two base relations; else a
+  // selective join is assumed (similarity joins usually are), capped by PostgreSQL's estimate.
+  const double selectivity = sized_clause_selectivity(root, distance_rinfo);
+  const double pairs =
+      selectivity >= 0 ? selectivity * outerrel->rows * innerrel->rows
+                       : Min(joinrel->rows, default_pairs(outer_path->rows, inner_path->rows));
 
   // A self-join's key order clause (a.k < b.k on a unique column).
   KeyOrder key_order = KEY_ORDER_NONE;
@@ -195,18 +158,20 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   }
 
   // cube's box clauses on the same keys (implied by the distance for r >= eps): decided natively
-  // where the cube distance is exact, and left out of the row estimate below either way.
+  // where the cube distance is exact (and left out of the row estimate: custom_scan_estimate.cpp).
   // The engine decides the clause itself only where it compares the distance with one eps.
-  // PostGIS keys with an extent: an exact plan leaves them wild (each paired with every row of
-  // the other side), taken where that is fewer checks than one per candidate.
-  const double extent_pairs =
-      (sampled_extent_fraction(root, outerrel, match.outer_key, match.form) +
-       sampled_extent_fraction(root, innerrel, match.inner_key, match.form)) *
-      outer_path->rows * inner_path->rows;
+  // PostGIS keys with an extent: the operator checks more pairs than match (their centres within
+  // the bound plus both sides' largest radius); an exact plan leaves them wild (each paired with
+  // every row of the other side), taken where that is fewer checks than one per candidate.
+  const double extent_fraction =
+      sampled_extent_fraction(root, outerrel, match.outer_key, match.form) +
+      sampled_extent_fraction(root, innerrel, match.inner_key, match.form);
+  const double extent_pairs = extent_fraction * outer_path->rows * inner_path->rows;
+  const double checked =
+      Max(pairs, extent_fraction > 0 ? sampled_clause_candidates(root, distance_rinfo) : 0.0);
   const bool exact = engine_is_exact(match.form) && match.scale == NIL &&
-                     match.radius_side < 0 && extent_pairs <= Max(pairs, 0.0);
+                     match.radius_side < 0 && extent_pairs <= Max(checked, 0.0);
   List* boxes = NIL;
-  List* other_clauses = NIL;  // neither the distance clause nor a box clause
   foreach (lc, extra->restrictlist) {
     RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
     if (rinfo->clause == match.clause) continue;
@@ -216,18 +181,10 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
       if (exact)
         boxes = lappend(boxes, list_make4(box.clause, makeInteger(box.enlarged_side), box.r,
                                           box.n));
-      continue;
     }
-    other_clauses = lappend(other_clauses, rinfo);
   }
-  // The path's rows: the sampled pairs times the other clauses' selectivity, so that the plan
-  // above a chosen SimilarityJoin sees its size; the join relation itself keeps PostgreSQL's
-  // estimate (the default 1/3 for  expr <= c), which this hook cannot change for other paths.
-  // (An outer, semi- or anti-join's rows: PostgreSQL's estimate.)
-  double path_rows = joinrel->rows;
-  if (sampled && jointype == JOIN_INNER)
-    path_rows = clamp_row_est(
-        pairs * clauselist_selectivity(root, other_clauses, 0, JOIN_INNER, extra->sjinfo));
+  // The path's rows: the join relation's, which PostgreSQL computed with that selectivity.
+  const double path_rows = joinrel->rows;
 
   // Each candidate pair is checked with the join's clauses; where the engine is exact (simjoin's
   // own distances) its pairs are the result of the distance clause and only the others remain.
@@ -242,7 +199,7 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
       qual_cost.per_tuple = Max(qual_cost.per_tuple - native_cost.per_tuple, 0.0);
     }
   }
-  const double candidates = exact ? pairs + 1 : pairs * 1.2 + 1;
+  const double candidates = exact ? pairs + 1 : checked * 1.2 + 1;
   const double rows_o = outer_path->rows, rows_i = inner_path->rows;
   const double per_row = cpu_tuple_cost + row_cost_setting;
 
@@ -353,6 +310,7 @@ void custom_scan_init() {
                           nullptr, &sample_rows_setting, 2000, 0, 100000, PGC_USERSET, 0,
                           nullptr, nullptr, nullptr);
   init_exec_methods();
+  estimate_init();
   RegisterCustomScanMethods(&scan_methods);
   register_form_invalidation();
   prev_join_pathlist_hook = set_join_pathlist_hook;

@@ -171,7 +171,7 @@ double scan_bound(SimJoinState* st) {
   if (st->distance_qual >= 0) return exact_bound(st->eps, st->strict);
   double eps = fs->radius_side >= 0 ? fs->max_radius : st->eps;
   for (int k = 0; k < fs->n_scale; ++k) eps = inverse_bound(eps, fs->scale[k].op, fs->scale[k].value);
-  const double bound = engine_bound(st->form, eps, st->ref.dim);
+  const double bound = engine_bound(st->form, eps, st->ref);
   if (std::isnan(bound)) return bound;
   demote_outsized_boxes(st, &st->inner, bound);
   if (!st->outer_shared) demote_outsized_boxes(st, &st->outer, bound);
@@ -189,7 +189,7 @@ double scan_bound(SimJoinState* st) {
   fs->box_bound_sq = fs->box_bound * fs->box_bound * (1 + 1e-9);
   // Their centres are within the box bound plus both radii (each geometry lies within its radius
   // of its centre).
-  return engine_bound(st->form, (fs->box_bound + radii) * (1 + 1e-9), st->ref.dim);
+  return engine_bound(st->form, (fs->box_bound + radii) * (1 + 1e-9), st->ref);
 }
 
 bool reads_radius(const SimJoinState* st, const Side* side) {

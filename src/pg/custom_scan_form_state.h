@@ -120,10 +120,8 @@ inline bool boxes_near(const SimJoinState* st, uint32 outer_point, uint32 inner_
                                     : st->outer.points + 2 * static_cast<Size>(outer_point);
   const double* b = st->inner.boxes ? st->inner.boxes + 4 * static_cast<Size>(inner_point)
                                     : st->inner.points + 2 * static_cast<Size>(inner_point);
-  const int a_hi = st->outer.boxes ? 2 : 0, b_hi = st->inner.boxes ? 2 : 0;  // a point's
-  const double dx = std::fmax(std::fmax(a[0] - b[b_hi], b[0] - a[a_hi]), 0.0);
-  const double dy = std::fmax(std::fmax(a[1] - b[b_hi + 1], b[1] - a[a_hi + 1]), 0.0);
-  return dx * dx + dy * dy <= st->form_state->box_bound_sq;
+  return box_gap_sq(a, st->outer.boxes ? 2 : 0, b, st->inner.boxes ? 2 : 0) <=
+         st->form_state->box_bound_sq;
 }
 
 // ---- custom_scan_errors.cpp ------------------------------------------------------------------

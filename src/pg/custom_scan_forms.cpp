@@ -108,6 +108,7 @@ void build_forms() {
     forget_cube_probe();
     postgis_functions = PostgisFunctions{InvalidOid, InvalidOid};
     forget_postgis_probe();
+    set_geography_functions(InvalidOid, InvalidOid);
     // simjoin's own operators and functions on real[] and float8[].
     Oid nsp = extension_schema("simjoin");
     if (OidIsValid(nsp)) {
@@ -182,6 +183,24 @@ void build_forms() {
                  Metric::Euclidean);
         add_form(operator_function(nspname, "<->", geom, geom), KEY_GEOMETRY, Metric::Euclidean);
       }
+      // Geography: ST_DWithin(g, g, d[, use_spheroid]), ST_Distance(g, g[, use_spheroid]) <= d
+      // and g <-> g <= d on points; the engine finds candidates (custom_scan_key_geography.cpp)
+      // and PostGIS decides every pair (engine_is_exact is false).
+      const Oid geog = type_in(nsp, "geography");
+      if (OidIsValid(geog)) {
+        const char* nspname = get_namespace_name(nsp);
+        const Oid dwithin_args[4] = {geog, geog, FLOAT8OID, BOOLOID};
+        const Oid distance_args[3] = {geog, geog, BOOLOID};
+        const Oid distance = function_oid(nspname, "st_distance", 3, distance_args);
+        set_geography_functions(geog, distance);
+        for (int nargs : {3, 4})
+          add_form(function_oid(nspname, "st_dwithin", nargs, dwithin_args), KEY_GEOGRAPHY,
+                   Metric::Euclidean, false, true);
+        add_form(distance, KEY_GEOGRAPHY, Metric::Euclidean);
+        add_form(function_oid(nspname, "st_distance", 2, distance_args), KEY_GEOGRAPHY,
+                 Metric::Euclidean);
+        add_form(operator_function(nspname, "<->", geog, geog), KEY_GEOGRAPHY, Metric::Euclidean);
+      }
     }
   }
   PG_CATCH();
@@ -232,6 +251,8 @@ const char* form_label(const FormInfo& form) {
                                                 : "pgvector l2";
     case KEY_GEOMETRY:
       return form.dwithin ? "postgis st_dwithin" : "postgis distance";
+    case KEY_GEOGRAPHY:
+      return form.dwithin ? "postgis geography st_dwithin" : "postgis geography distance";
   }
   return "?";
 }
@@ -254,8 +275,9 @@ CubeBoxRole cube_box_role(Oid funcid) {
   return CUBE_BOX_NONE;
 }
 
-double engine_bound(const FormInfo& form, double eps, int dim) {
-  return widened_bound(eps, dim, form.float32, form.cosine);
+double engine_bound(const FormInfo& form, double eps, const KeyRef& ref) {
+  if (form.kind == KEY_GEOGRAPHY) return geography_bound(eps, ref);
+  return widened_bound(eps, ref.dim, form.float32, form.cosine);
 }
 
 }  // namespace simjoin::pg::cs

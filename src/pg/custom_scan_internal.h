@@ -22,6 +22,9 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+#include <cmath>
+#include <functional>
+
 #include "clause_bound.h"
 #include "types.h"
 
@@ -34,6 +37,7 @@ enum KeyKind : int {
   KEY_POINT = 3,        // built-in point
   KEY_PGVECTOR = 4,     // pgvector's vector (float4 coordinates)
   KEY_GEOMETRY = 5,     // PostGIS geometry (2-D points; boxes of linear geometries; else wild)
+  KEY_GEOGRAPHY = 6,    // PostGIS geography (points as unit normals: candidates only)
 };
 
 // A recognized distance form: which function computes the distance and what it means.
@@ -76,6 +80,13 @@ struct KeyExtent {
 // rounded up: the centre's rounding is in the differences taken from it; the factor covers the
 // rounding of the differences, squares, sum and root (a few units in the last place each).
 double box_radius(const double* box, const double* centre);
+// The squared distance of two boxes, no more than that of the geometries in them: xmin, ymin at
+// [0], [1] and xmax, ymax at [hi], [hi + 1] (hi 2; 0 for a point stored as x, y).
+inline double box_gap_sq(const double* a, int a_hi, const double* b, int b_hi) {
+  const double dx = std::fmax(std::fmax(a[0] - b[b_hi], b[0] - a[a_hi]), 0.0);
+  const double dy = std::fmax(std::fmax(a[1] - b[b_hi + 1], b[1] - a[a_hi + 1]), 0.0);
+  return dx * dx + dy * dy;
+}
 // A side's outsized boxes (one huge polygon) become wild rows instead of widening the engine's
 // bound for every pair: those above outsized_radius (8 times the larger of the distance bound
 // and the side's mean radius, points counting 0), where few_outsized (at most max(16, rows /
@@ -118,8 +129,9 @@ CubeBoxRole cube_box_role(Oid funcid);
 // The engine's bound for an exact form: exact_bound(eps, strict) (clause_bound.h, the engine's).
 
 // The engine's bound: a widened eps such that every pair the operator accepts at `eps` lies
-// within it in the engine's double arithmetic. NaN if no engine run is needed (nothing can match).
-double engine_bound(const FormInfo& form, double eps, int dim);
+// within it in the engine's double arithmetic on keys of ref's dimension (and SRID: geography).
+// NaN if no engine run is needed (nothing can match) or none can bound the pairs.
+double engine_bound(const FormInfo& form, double eps, const KeyRef& ref);
 
 // A self-join's key order clause (custom_scan_match.h: match_key_order): none, one under which
 // at most one orientation of a pair holds (a.k < b.k, a.k > b.k), or one under which both may
@@ -134,17 +146,47 @@ extern double pair_cost_setting;
 extern int sample_rows_setting;
 
 // ---- planning-time estimate (custom_scan_sample.cpp) ----------------------------------------
-// Estimated number of matching pairs, from samples of both sides' keys. Returns false when no
-// sample could be taken (side is not a plain table, key is not a plain column, no privileges,
-// row-level security, eps unknown).
+// The bound of a distance clause for the estimate: one eps for every pair, or a per-row radius.
+struct PairBound {
+  double eps = 0;         // the bound on the distance of every pair (radius_side < 0)
+  int radius_side = -1;   // 0: the outer row's radius, 1: the inner row's
+  Expr* radius = nullptr;  // that row's radius (an expression of its relation)
+  // A radius value to the bound on the distance (the inverse of the clause's arithmetic on the
+  // distance); -Infinity (a NULL radius) must give NaN or a negative bound: nothing within.
+  std::function<double(double)> radius_eps;
+};
+struct PairEstimate {
+  double pairs = 0;          // pairs within the bound (rows the engine cannot take: every pair)
+  // the pairs the operator checks: pairs, or more where PostGIS keys have an extent (their
+  // centres within the bound plus both sides' largest radius)
+  double candidates = 0;
+  double outer_keyed = 0;    // fraction of the outer rows with a key the engine reads
+  double outer_matched = 0;  // fraction of the outer rows with a match in the inner SAMPLE
+};
+// Estimated pairs from samples of both sides' keys (and the radius side's radius). Returns false
+// when no sample could be taken (side is not a plain table, no privileges, row-level security,
+// a key or radius that cannot be evaluated at planning time).
 bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
-                    RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form, double eps,
-                    double* pairs);
-
+                    RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form,
+                    const PairBound& bound, PairEstimate* out);
 // The fraction of a side's sampled rows whose PostGIS key has an extent (KeyExtent; 0 where
 // none or no sample): an exact plan leaves them wild, else the operator decides every candidate.
 double sampled_extent_fraction(PlannerInfo* root, RelOptInfo* rel, Expr* key,
                                const FormInfo& form);
+
+// ---- the distance clauses' selectivity (custom_scan_estimate.cpp) ----------------------------
+// Installs the hook that sets, before the join search, the selectivity of each distance clause
+// between two base relations from the samples (so every join relation holding the clause, in
+// every join order, is sized on them). Called once from custom_scan_init.
+void estimate_init();
+// Pairs assumed where the bound is unknown when the plan is made (a parameter in a generic plan)
+// or a side cannot be sampled: a selective join, each row of the smaller side matching 10 rows.
+double default_pairs(double rows_o, double rows_i);
+// The selectivity that hook set on a clause of the join (rinfo->norm_selec), or -1 where it set
+// none (a clause joining no two base relations, one it does not take).
+double sized_clause_selectivity(PlannerInfo* root, RestrictInfo* rinfo);
+// The sampled candidate pairs of such a clause (PairEstimate::candidates), or -1 where unknown.
+double sampled_clause_candidates(PlannerInfo* root, RestrictInfo* rinfo);
 
 // ---- the plan (custom_scan_plan.cpp) ---------------------------------------------------------
 // PlanCustomPath of the SimilarityJoin path.

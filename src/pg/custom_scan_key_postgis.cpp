@@ -89,7 +89,7 @@ struct Reader {
 
 }  // namespace
 
-GeoShape parse_geometry(Datum value) {
+GeoShape parse_geometry(Datum value, bool geodetic) {
   GeoShape shape{GeoShape::Other, 0, 0, 0, 0, 0};
   Size size;
   const char* data = varlena_data(value, &size);
@@ -97,7 +97,7 @@ GeoShape parse_geometry(Datum value) {
   const uint8* bytes = reinterpret_cast<const uint8*>(data);
   const uint8 flags = bytes[3];
   if (!(flags & kG2Version)) return shape;  // not the PostGIS 3 layout: leave it to PostGIS
-  if (flags & kG2Geodetic) return shape;
+  if (static_cast<bool>(flags & kG2Geodetic) != geodetic) return shape;
   int32 srid = (int32(bytes[0]) << 16) | (int32(bytes[1]) << 8) | int32(bytes[2]);
   srid = (srid << 11) >> 11;  // sign-extend the 21 stored bits
   Size offset = 4;

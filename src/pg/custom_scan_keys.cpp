@@ -39,6 +39,15 @@ bool geometry_extent(const GeoShape& g, KeyExtent* extent) {
   return coordinate_ok(extent->radius);
 }
 
+// Whether a key's SRID is the join's (the first key's fixes it).
+bool same_srid(KeyRef* ref, int32 srid) {
+  if (!ref->srid_set) {
+    ref->srid = srid;
+    ref->srid_set = true;
+  }
+  return srid == ref->srid;
+}
+
 }  // namespace
 
 double box_radius(const double* box, const double* centre) {
@@ -70,15 +79,17 @@ KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref, KeyExtent
       const GeoShape g = parse_geometry(value);
       if (g.kind == GeoShape::Other) return KEY_WILD;
       // PostGIS raises its mixed-SRID error before it looks at the values (EMPTY included).
-      if (ref->srid_set && g.srid != ref->srid) return KEY_WILD;
-      if (!ref->srid_set) {
-        ref->srid = g.srid;
-        ref->srid_set = true;
-      }
+      if (!same_srid(ref, g.srid)) return KEY_WILD;
       if (g.kind == GeoShape::Empty) return KEY_SKIP;
       if (g.kind == GeoShape::Box && (!extent || !geometry_extent(g, extent))) return KEY_WILD;
       if (extent && g.kind == GeoShape::Point) geometry_extent(g, extent);
       dim = 2;
+      break;
+    }
+    case KEY_GEOGRAPHY: {
+      int32 srid = 0;
+      dim = geography_point(value, nullptr, &srid);
+      if (dim > 0 && !same_srid(ref, srid)) return KEY_WILD;
       break;
     }
   }
@@ -105,6 +116,11 @@ void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out)
       const GeoShape g = parse_geometry(value);
       out[0] = g.kind == GeoShape::Point ? g.xmin : box_centre(g.xmin, g.xmax);
       out[1] = g.kind == GeoShape::Point ? g.ymin : box_centre(g.ymin, g.ymax);
+      break;
+    }
+    case KEY_GEOGRAPHY: {
+      int32 srid;
+      geography_point(value, out, &srid);
       break;
     }
   }

@@ -6,6 +6,7 @@
 //   custom_scan_key_point.cpp     PostgreSQL's point
 //   custom_scan_key_pgvector.cpp  pgvector's vector
 //   custom_scan_key_postgis.cpp   PostGIS's geometry, and the probe of its arithmetic
+//   custom_scan_key_geography.cpp PostGIS's geography (unit normals), and its spheroids' radii
 // A reader writes a key's coordinates to out (unless it is null) and returns its dimension, or -1
 // when the engine cannot represent the key faithfully (a wild key); want_dim >= 0 requires that
 // dimension.
@@ -46,7 +47,18 @@ struct GeoShape {
   double xmin, ymin, xmax, ymax;
 };
 
-GeoShape parse_geometry(Datum value);
+// geodetic: a geography's serialization (a geometry's otherwise; the other is wild).
+GeoShape parse_geometry(Datum value, bool geodetic = false);
+
+// custom_scan_key_geography.cpp: a geography point's unit normal (3 coordinates) and SRID.
+int geography_point(Datum value, double* out, int32* srid);
+// PostGIS's geography type and ST_Distance(geography, geography, boolean), found with the forms
+// (InvalidOid: absent); forgets the radii measured with the previous ones.
+void set_geography_functions(Oid geography, Oid distance);
+// The Euclidean bound on unit normals for ST_DWithin / ST_Distance <= eps on keys of ref's SRID
+// (geodetic_bound.h); the spheroid's smallest radius of curvature is measured once per SRID
+// with PostGIS's own ST_Distance (WGS84's for a planning estimate, before any SRID is known).
+double geography_bound(double eps, const KeyRef& ref);
 
 // Whether another extension's functions compute what simjoin computes (operator_probe.h), asked
 // by engine_is_exact: probed once after each rebuild of the forms (which forgets the results),

@@ -98,7 +98,10 @@ bool match_distance_call(PlannerInfo* root, Oid funcid, List* args, RelOptInfo* 
                          RelOptInfo* innerrel, bool want_dwithin, Match* m, const char** reason) {
   FormInfo form;
   if (!lookup_distance_function(funcid, &form) || form.dwithin != want_dwithin) return false;
-  if (list_length(args) != (want_dwithin ? 3 : 2)) return false;
+  // Geography's trailing use_spheroid: the candidates hold for either value (geodetic_bound.h).
+  const int nargs = want_dwithin ? 3 : 2;
+  const bool spheroid_arg = form.kind == KEY_GEOGRAPHY && list_length(args) == nargs + 1;
+  if (list_length(args) != nargs && !spheroid_arg) return false;
   Node* x = static_cast<Node*>(linitial(args));
   Node* y = static_cast<Node*>(lsecond(args));
   if (reads_only(root, x, outerrel->relids) && reads_only(root, y, innerrel->relids)) {
@@ -113,6 +116,9 @@ bool match_distance_call(PlannerInfo* root, Oid funcid, List* args, RelOptInfo* 
   }
   *reason = expression_problem(reinterpret_cast<Node*>(list_make2(x, y)), "a key is volatile",
                                "a key has a subquery");
+  if (!*reason && spheroid_arg)
+    *reason = expression_problem(static_cast<Node*>(llast(args)), "use_spheroid is volatile",
+                                 "use_spheroid has a subquery");
   if (!*reason && !func_strict(funcid)) *reason = "the distance function is not strict";
   if (*reason) return false;
   m->form = form;

@@ -17,6 +17,7 @@ extern "C" {
 #include <cstring>
 
 #include "cpu_thread_cap.h"
+#include "device_choice.h"
 #include "engine_runner.h"
 #include "gpu_backend.h"
 #include "join_backend.h"
@@ -304,7 +305,6 @@ bool service_ready(std::string* why) {
 
 Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                   std::string* note) {
-  const double pairs = static_cast<double>(left.n) * static_cast<double>(right ? right->n : left.n);
   std::string why;
   switch (spec.device) {
     case Device::Cpu:
@@ -317,8 +317,9 @@ Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& s
       return Device::Cpu;
     case Device::Auto:
     default: {
-      const bool worth = std::isfinite(spec.eps) && spec.eps >= 0 && pairs >= kGpuWorthPairs;
-      return worth && service_ready(nullptr) ? Device::Gpu : Device::Cpu;
+      const bool gpu = service_ready(nullptr) &&
+                       auto_prefers_gpu(left, right, spec, cpu_threads_free(spec.threads));
+      return gpu ? Device::Gpu : Device::Cpu;
     }
   }
 }

@@ -27,6 +27,7 @@ enum class JobFault : std::uint32_t {
   Exit,      // the service process exits (status 1) while the job runs
   Stall,     // the job waits after admission until it is withdrawn
   LateError, // the engine throws after the first batch was published
+  Sticky,    // a sticky CUDA error poisons the context (the CPU test device pretends one)
 };
 
 struct JobStatsRecord {  // JoinStats without heap members

@@ -134,8 +134,15 @@ class RingSink : public PairSink {
   std::vector<std::uint64_t> scratch_;
 };
 
-void inject_fault(JobHeader* job, JobSlot* slot) {
+// The CPU test device's stand-in for a context poisoned by a sticky CUDA error.
+std::atomic<bool> test_device_poisoned{false};
+
+void inject_fault(JobHeader* job, JobSlot* slot, bool cpu_device) {
   switch (job->fault) {
+    case JobFault::Sticky:
+      if (!cpu_device) gpu::poison_context_for_test();
+      test_device_poisoned.store(true);
+      throw Error("simjoin: injected sticky error (CPU test device)");
     case JobFault::Error:
       throw Error("simjoin: injected fault");
     case JobFault::BadAlloc: {
@@ -167,7 +174,8 @@ void run_job(Runner* runner, bool cpu_device) {
   RingSink sink(job, slot);
   std::string error;
   try {
-    inject_fault(job, slot);
+    if (!cpu_device) gpu::select_gpu(runner->device);  // this thread's GPU: its ledger's
+    inject_fault(job, slot, cpu_device);
     const PointSet left{job_points(job, job->left_offset), job->n_left, job->dim};
     const PointSet right{job_points(job, job->right_offset), job->n_right, job->dim};
     JoinSpec spec = job->spec;
@@ -189,7 +197,8 @@ void run_job(Runner* runner, bool cpu_device) {
   if (!error.empty()) {
     copy_text(job->error, sizeof job->error, error);
     job->failed_before_pairs = !sink.published();
-    if (!cpu_device && !gpu::context_healthy()) exit_requested.store(true);  // sticky error
+    const bool poisoned = cpu_device ? test_device_poisoned.load() : !gpu::context_healthy();
+    if (poisoned) exit_requested.store(true);  // a sticky error: the postmaster restarts us
   }
   job->finished.store(error.empty() ? 1 : 2, std::memory_order_release);
   slot->state.store(static_cast<std::uint32_t>(error.empty() ? JobState::Done : JobState::Failed));
@@ -247,7 +256,8 @@ void stop_runners(int, Datum) {
   SpinLockRelease(&shared->mutex);
 }
 
-std::uint64_t automatic_limit = 0;  // the ledger limit simjoin.gpu_memory_limit = 0 stands for
+// Per device: the ledger limit simjoin.gpu_memory_limit = 0 stands for.
+std::vector<std::uint64_t> automatic_limits;
 
 // The automatic limit leaves room for the contexts: 90% of the memory free after the service's
 // warm-up, less 512 MB; the CPU test device has 1 GB.
@@ -258,39 +268,52 @@ std::uint64_t automatic_ledger_limit(std::uint64_t free_bytes, bool cpu_device) 
   return ninety > margin ? ninety - margin : ninety / 2;
 }
 
-std::uint64_t ledger_limit() {
+std::uint64_t ledger_limit(int device) {
   if (gpu_memory_limit_mb > 0) return static_cast<std::uint64_t>(gpu_memory_limit_mb) << 20;
-  return automatic_limit;
+  return automatic_limits[device];
 }
 
-// Probes the devices and fills the ledgers; returns false (with the reason set) when unusable.
+// Probes the devices (every usable GPU, each warmed up, or the CPU test device) and fills their
+// ledgers; returns false (with the reason set) when there is none.
 bool start_devices(ServiceShared* shared, bool cpu_device) {
-  DeviceLedger ledger{};
+  std::vector<DeviceLedger> ledgers;
+  automatic_limits.clear();
   if (cpu_device) {
+    DeviceLedger ledger{};
     copy_text(ledger.name, sizeof ledger.name, "cpu (test device)");
     ledger.total_bytes = 1ull << 30;
+    ledgers.push_back(ledger);
+    automatic_limits.push_back(automatic_ledger_limit(0, true));
   } else {
     try {
       std::string why;
       if (!gpu::backend().usable(&why)) throw Error(why);
       install_gpu_backend(&gpu::backend());
-      gpu::warm_up();
-      std::string name;
-      std::size_t free_bytes = 0, total_bytes = 0;
-      gpu::memory_info(&name, &free_bytes, &total_bytes);
-      copy_text(ledger.name, sizeof ledger.name, name);
-      ledger.total_bytes = total_bytes;
-      automatic_limit = automatic_ledger_limit(free_bytes, false);
+      const int count = std::min(gpu::gpu_count(), kMaxDevices);
+      for (int d = 0; d < count; ++d) {
+        gpu::select_gpu(d);
+        gpu::warm_up();
+        DeviceLedger ledger{};
+        std::string name;
+        std::size_t free_bytes = 0, total_bytes = 0;
+        gpu::memory_info(&name, &free_bytes, &total_bytes);
+        copy_text(ledger.name, sizeof ledger.name, name);
+        ledger.total_bytes = total_bytes;
+        ledgers.push_back(ledger);
+        automatic_limits.push_back(automatic_ledger_limit(free_bytes, false));
+      }
+      gpu::select_gpu(0);
     } catch (const std::exception& e) {
       copy_text(shared->unusable_reason, sizeof shared->unusable_reason, e.what());
       return false;
     }
   }
-  if (cpu_device) automatic_limit = automatic_ledger_limit(0, true);
-  ledger.limit_bytes = ledger_limit();
   SpinLockAcquire(&shared->mutex);
-  shared->devices[0] = ledger;
-  shared->n_devices = 1;
+  for (std::size_t d = 0; d < ledgers.size(); ++d) {
+    ledgers[d].limit_bytes = ledger_limit(static_cast<int>(d));
+    shared->devices[d] = ledgers[d];
+  }
+  shared->n_devices = static_cast<std::int32_t>(ledgers.size());
   SpinLockRelease(&shared->mutex);
   return true;
 }
@@ -421,7 +444,7 @@ extern "C" void simjoin_service_main(Datum) {
       ConfigReloadPending = false;
       ProcessConfigFile(PGC_SIGHUP);
       SpinLockAcquire(&shared->mutex);
-      for (int d = 0; d < shared->n_devices; ++d) shared->devices[d].limit_bytes = ledger_limit();
+      for (int d = 0; d < shared->n_devices; ++d) shared->devices[d].limit_bytes = ledger_limit(d);
       SpinLockRelease(&shared->mutex);
     }
     retire_ended_runners();

@@ -47,6 +47,7 @@ const struct config_enum_entry service_device_options[] = {
 const struct config_enum_entry fault_options[] = {
     {"none", 0, false},      {"error", 1, false}, {"bad_alloc", 2, false},
     {"exit", 3, false},      {"stall", 4, false}, {"late_error", 5, false},
+    {"sticky", 6, false},
     {nullptr, 0, false},
 };
 
@@ -79,7 +80,7 @@ void define_settings() {
   DefineCustomEnumVariable(
       "simjoin.service_test_fault", "A fault the GPU service injects into this session's jobs.",
       "For the tests of the service's fault handling: none, error, bad_alloc, exit, stall, "
-      "late_error.",
+      "late_error, sticky.",
       &service_test_fault_setting, 0, fault_options, PGC_SUSET, GUC_NOT_IN_SAMPLE, nullptr,
       nullptr, nullptr);
   DefineCustomEnumVariable(

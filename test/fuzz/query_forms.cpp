@@ -246,7 +246,13 @@ Core FormGenerator::core(const CoreOptions& o) {
       const bool col = L->has_geom && R->has_geom && !computed && rng_.chance(0.8);
       lk = point_key(col, "a", lsh, "g", "ST_MakePoint");
       rk = point_key(col, "b", rsh, "g", "ST_MakePoint");
-      // Geometries with an extent (the custom scan's bounding-box candidates) on either side.
+      // geography: the same points as longitude and latitude (SRID 4326; PostGIS coerces those
+      // out of range), the bound in metres (one degree of a great circle on PostGIS's sphere:
+      // lattice neighbours near the bound), on the spheroid or the sphere
+      std::string spheroid, bound = B;
+      const bool geography = rng_.chance(0.35);
+      // geometry: geometries with an extent (the custom scan's bounding-box candidates) on
+      // either side.
       bool boxes = false;
       auto extent = [&](const std::string& k) {
         if (!rng_.chance(0.3)) return k;
@@ -261,11 +267,20 @@ Core FormGenerator::core(const CoreOptions& o) {
             return "ST_Collect(" + k + ", ST_Translate(" + k + ", " + r + ", -" + r + "))";
         }
       };
-      lk = extent(lk);
-      rk = extent(rk);
-      dist = "ST_Distance(" + ordered(lk, rk) + ")";
-      cond = "ST_DWithin(" + ordered(lk, rk) + ", " + B + ")";
-      c.form = boxes ? "postgis ST_DWithin (boxes)" : "postgis ST_DWithin";
+      if (geography) {
+        bound = "(" + B + ") * 111195";
+        lk = "(" + lk + ")::geography";
+        rk = "(" + rk + ")::geography";
+        if (rng_.chance(0.6)) spheroid = rng_.chance(0.5) ? ", true" : ", false";
+      } else {
+        lk = extent(lk);
+        rk = extent(rk);
+      }
+      dist = "ST_Distance(" + ordered(lk, rk) + spheroid + ")";
+      cond = "ST_DWithin(" + ordered(lk, rk) + ", " + bound + spheroid + ")";
+      c.form = geography ? "postgis geography ST_DWithin"
+               : boxes   ? "postgis ST_DWithin (boxes)"
+                         : "postgis ST_DWithin";
       break;
     }
   }

@@ -188,6 +188,13 @@ check "a service that exits mid-job (injected): the session gets an ERROR with g
   "the GPU service stopped"
 check "and the service comes back" \
   "$(wait_for "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'simjoin gpu service' AND pid <> $old_pid" 1 10)" 1
+old_pid=$(service_pid)
+check "a sticky device error (injected) ends its job: the session gets the CPU fallback" \
+  "$(q -c "SET simjoin.device = gpu; SET simjoin.gpu_error = fallback; SET simjoin.service_test_fault = sticky; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 1.5)" 2>/dev/null | tail -1)" "$on_cpu"
+check "and the service restarts with a fresh context" \
+  "$(wait_for "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'simjoin gpu service' AND pid <> $old_pid" 1 10)" 1
+check "the next job after the sticky error works" \
+  "$(wait_for "SET simjoin.device = gpu; SET simjoin.gpu_error = error; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 1.5)" "$on_cpu" 10)" "$on_cpu"
 check "no backend was restarted by a crash" "$(grep -c 'terminating any other active server processes' "$PG_CLUSTER_DIR/server.log" 2>/dev/null)" 0
 
 echo "== many sessions at once"

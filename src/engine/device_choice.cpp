@@ -1,0 +1,51 @@
+// estimate_devices: a linear model per device over the sampled work.
+#include "device_choice.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simjoin {
+
+const DeviceSpeeds& measured_speeds() {
+  // Fitted (non-negative least squares on relative error) to the engine alone on 15 sets, 2-D to
+  // 784-D, on an H100 machine with 16 CPU threads (docs/BENCHMARKS.md, "Choosing the device");
+  // the GPU's figures plus the service's copy into shared memory and its submission.
+  static const DeviceSpeeds speeds{
+      /*cpu_point_ns=*/46.0, /*cpu_point_dim_ns=*/5.3, /*cpu_candidate_ns=*/1.4,
+      /*cpu_term_ns=*/1.6, /*cpu_pair_ns=*/6.2,
+      /*gpu_join_ns=*/16e6, /*gpu_point_dim_ns=*/6.0, /*gpu_term_ns=*/0.005, /*gpu_pair_ns=*/0.35,
+      /*around_row_ns=*/100.0, /*around_pair_ns=*/25.0};
+  return speeds;
+}
+
+DeviceEstimate estimate_devices(const JoinWork& work, int cpu_threads, double pairs,
+                                const DeviceSpeeds& s) {
+  const double points = work.left_points + work.right_points;
+  const double dim = static_cast<double>(work.dim);
+  const double terms = work.candidates * work.terms_per_candidate;
+  const double threads = static_cast<double>(std::max(cpu_threads, 1));
+  DeviceEstimate e;
+  e.cpu_seconds = (points * (s.cpu_point_ns + dim * s.cpu_point_dim_ns) +
+                   (work.candidates * s.cpu_candidate_ns + terms * s.cpu_term_ns +
+                    pairs * s.cpu_pair_ns) /
+                       threads) *
+                  1e-9;
+  e.gpu_seconds = (s.gpu_join_ns + points * dim * s.gpu_point_dim_ns + terms * s.gpu_term_ns +
+                   pairs * s.gpu_pair_ns) *
+                  1e-9;
+  e.around_seconds = (points * s.around_row_ns + pairs * s.around_pair_ns) * 1e-9;
+  e.gpu = (e.around_seconds + e.gpu_seconds) * kGpuGain < e.around_seconds + e.cpu_seconds;
+  return e;
+}
+
+bool auto_prefers_gpu(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                      int cpu_threads, DeviceEstimate* estimate) {
+  const double pairs = static_cast<double>(left.n) * static_cast<double>(right ? right->n : left.n);
+  if (!std::isfinite(spec.eps) || spec.eps < 0.0 || pairs < kAutoEstimateFromPairs) return false;
+  const JoinWork work = estimate_join_work(left, right, spec);
+  const DeviceEstimate e = estimate_devices(work, cpu_threads, work.pairs);
+  if (estimate) *estimate = e;
+  return e.gpu;
+}
+
+}  // namespace simjoin

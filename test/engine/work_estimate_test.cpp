@@ -1,0 +1,112 @@
+// The sampled work estimate (what Device::Auto weighs) against what the grid join then does, and
+// the device choice's model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "device_choice.h"
+#include "test_support.h"
+#include "work_estimate.h"
+
+namespace simjoin {
+namespace {
+
+using namespace simjoin::testing;
+
+// The estimate of candidates and pairs is within `factor` of the join's own counts.
+void expect_estimate_near(const Points& left, const Points* right, const JoinSpec& spec,
+                          double factor) {
+  const PointSet right_set = right ? right->set() : PointSet{};
+  const JoinWork work = estimate_join_work(left.set(), right ? &right_set : nullptr, spec);
+  const JoinOutcome actual = join_collect(left, right, spec);
+  const double candidates = static_cast<double>(actual.stats.candidates);
+  const double pairs = static_cast<double>(actual.stats.pairs);
+  EXPECT_GT(work.candidates, candidates / factor) << "candidates " << candidates;
+  EXPECT_LT(work.candidates, candidates * factor) << "candidates " << candidates;
+  EXPECT_GT(work.pairs, pairs / factor) << "pairs " << pairs;
+  EXPECT_LT(work.pairs, pairs * factor) << "pairs " << pairs;
+  EXPECT_GE(work.indexed_dims, 1);
+}
+
+TEST(WorkEstimate, UniformSelfJoin2d) {
+  const Points points = uniform_points(40000, 2, 0.0, 100.0, 1);
+  expect_estimate_near(points, nullptr, cpu_spec(0.5), 2.0);
+  expect_estimate_near(points, nullptr, cpu_spec(2.0), 2.0);
+}
+
+TEST(WorkEstimate, TwoSidedBlobs3d) {
+  const Points all = blob_points(50000, 3, 40, 1.0, 2);  // one set of blobs, split in two
+  const Points left{3, std::vector<double>(all.coords.begin(), all.coords.begin() + 3 * 30000)};
+  const Points right{3, std::vector<double>(all.coords.begin() + 3 * 30000, all.coords.end())};
+  expect_estimate_near(left, &right, cpu_spec(0.3), 2.5);
+}
+
+TEST(WorkEstimate, Exponential16d) {
+  const Points points = exponential_points(20000, 16, 40.0, 4);
+  expect_estimate_near(points, nullptr, cpu_spec(0.05), 3.0);
+}
+
+TEST(WorkEstimate, CosineCountsUnitVectorCandidates) {
+  const Points points = blob_points(20000, 8, 50, 0.02, 5);
+  const JoinWork work = estimate_join_work(points.set(), nullptr, cpu_spec(0.001, Metric::Cosine));
+  const JoinOutcome actual = join_collect(points, nullptr, cpu_spec(0.001, Metric::Cosine));
+  const double candidates = static_cast<double>(actual.stats.candidates);
+  EXPECT_GT(work.candidates, candidates / 3.0);
+  EXPECT_LT(work.candidates, candidates * 3.0);
+}
+
+TEST(WorkEstimate, TermsPerCandidateFollowTheEarlyStop) {
+  // Uniform in 64-D with a small eps: a check stops after a few dimensions; with eps beyond the
+  // diameter it reads them all.
+  const Points points = uniform_points(5000, 64, 0.0, 1.0, 8);
+  const JoinWork near = estimate_join_work(points.set(), nullptr, cpu_spec(0.5));
+  EXPECT_GE(near.terms_per_candidate, 1.0);
+  EXPECT_LT(near.terms_per_candidate, 16.0);
+  const JoinWork far = estimate_join_work(points.set(), nullptr, cpu_spec(100.0));
+  EXPECT_DOUBLE_EQ(far.terms_per_candidate, 64.0);
+}
+
+TEST(WorkEstimate, InfiniteEpsIsEveryPair) {
+  const Points left = uniform_points(300, 4, 0.0, 1.0, 6);
+  const Points right = uniform_points(200, 4, 0.0, 1.0, 7);
+  const PointSet right_set = right.set();
+  const JoinWork work = estimate_join_work(left.set(), &right_set, cpu_spec(INFINITY));
+  EXPECT_EQ(work.candidates, 300.0 * 200.0);
+  EXPECT_EQ(work.indexed_dims, 0);
+}
+
+JoinWork work_of(double points, std::size_t dim, double candidates, double pairs) {
+  JoinWork work;
+  work.terms_per_candidate = static_cast<double>(dim) / 2.0;
+  work.left_points = work.right_points = points;
+  work.dim = dim;
+  work.candidates = candidates;
+  work.pairs = pairs;
+  return work;
+}
+
+TEST(DeviceChoice, SmallJoinsStayOnTheCpu) {
+  EXPECT_FALSE(estimate_devices(work_of(1e4, 2, 1e5, 5e4), 16, 5e4).gpu);
+}
+
+TEST(DeviceChoice, HeavyHighDimensionalJoinsGoToTheGpu) {
+  const DeviceEstimate e = estimate_devices(work_of(1e5, 100, 5e9, 1e6), 16, 1e6);
+  EXPECT_TRUE(e.gpu);
+  EXPECT_GT(e.cpu_seconds, 3.0 * e.gpu_seconds);
+}
+
+TEST(DeviceChoice, PostgresqlsShareDecidesWhenItDominates) {
+  // The engine's part is tiny next to forming a billion result tuples: no reason to move it.
+  const DeviceEstimate e = estimate_devices(work_of(1e6, 2, 2e9, 1e9), 16, 1e9);
+  EXPECT_GT(e.around_seconds, 10.0 * e.cpu_seconds);
+  EXPECT_FALSE(e.gpu);
+}
+
+TEST(DeviceChoice, MoreCpuThreadsMoveTheBoundary) {
+  const JoinWork work = work_of(2e5, 16, 3e8, 1e5);
+  EXPECT_GT(estimate_devices(work, 1, 1e5).cpu_seconds,
+            10.0 * estimate_devices(work, 16, 1e5).cpu_seconds);
+}
+
+}  // namespace
+}  // namespace simjoin

@@ -310,5 +310,10 @@ DEALLOCATE ALL;
 \set q 'SELECT count(*) AS n FROM pp_geog a JOIN pp_geog b ON ST_DWithin(a.g, b.g, 1000)'
 \ir planner_panel/query.sql
 
+\set qid q20
+\set title 'polygons x points: ST_DWithin(ST_Buffer(a.g, 0.5, 2), b.g, 1) (bounding boxes; GiST on b.g), count'
+\set q 'SELECT count(*) AS n FROM pp_places a JOIN pp_places_b b ON ST_DWithin(ST_Buffer(a.g, 0.5, 2), b.g, 1)'
+\ir planner_panel/query.sql
+
 RESET statement_timeout;
 \echo PANEL done

@@ -160,8 +160,17 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   // cube's box clauses on the same keys (implied by the distance for r >= eps): decided natively
   // where the cube distance is exact (and left out of the row estimate: custom_scan_estimate.cpp).
   // The engine decides the clause itself only where it compares the distance with one eps.
-  const bool exact =
-      engine_is_exact(match.form) && match.scale == NIL && match.radius_side < 0;
+  // PostGIS keys with an extent: the operator checks more pairs than match (their centres within
+  // the bound plus both sides' largest radius); an exact plan leaves them wild (each paired with
+  // every row of the other side), taken where that is fewer checks than one per candidate.
+  const double extent_fraction =
+      sampled_extent_fraction(root, outerrel, match.outer_key, match.form) +
+      sampled_extent_fraction(root, innerrel, match.inner_key, match.form);
+  const double extent_pairs = extent_fraction * outer_path->rows * inner_path->rows;
+  const double checked =
+      Max(pairs, extent_fraction > 0 ? sampled_clause_candidates(root, distance_rinfo) : 0.0);
+  const bool exact = engine_is_exact(match.form) && match.scale == NIL &&
+                     match.radius_side < 0 && extent_pairs <= Max(checked, 0.0);
   List* boxes = NIL;
   foreach (lc, extra->restrictlist) {
     RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
@@ -190,7 +199,7 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
       qual_cost.per_tuple = Max(qual_cost.per_tuple - native_cost.per_tuple, 0.0);
     }
   }
-  const double candidates = exact ? pairs + 1 : pairs * 1.2 + 1;
+  const double candidates = exact ? pairs + 1 : checked * 1.2 + 1;
   const double rows_o = outer_path->rows, rows_i = inner_path->rows;
   const double per_row = cpu_tuple_cost + row_cost_setting;
 

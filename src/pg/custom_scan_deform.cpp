@@ -174,6 +174,15 @@ void order_points(SimJoinState* st, Side* side) {
   pfree(side->point_row);
   side->points = points;
   side->point_row = point_row;
+  if (side->boxes) {  // PostGIS keys' boxes, per point
+    double* boxes = static_cast<double*>(
+        MemoryContextAllocHuge(st->arrays_mcxt, sizeof(double) * 4 * static_cast<Size>(side->points_cap)));
+    for (uint32 j = 0; j < n; ++j)
+      std::memcpy(boxes + 4 * static_cast<Size>(j), side->boxes + 4 * static_cast<Size>(static_cast<uint32>(keys[j])),
+                  sizeof(double) * 4);
+    pfree(side->boxes);
+    side->boxes = boxes;
+  }
   if (side->values && !side->values_by_row && side->n_need > 0)  // deformed in the old order
     gather_values(st, side, n, [keys](uint32 j) { return static_cast<uint32>(keys[j]); });
   pfree(keys);

@@ -118,6 +118,17 @@ bool distance_clause_rels(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo** o
   return match_clause(root, rinfo, *outer, *inner, match, &reason) == ClauseMatch::Matched;
 }
 
+// The sampled pairs of a distance clause between outer and inner at its planning-time bound
+// (none where the bound is NULL). false: unknown (a parameter, a side that cannot be sampled).
+bool sampled_pairs(PlannerInfo* root, const Match& match, RelOptInfo* outer, RelOptInfo* inner,
+                   PairEstimate* estimate) {
+  PairBound bound;
+  if (!planning_bound(root, match, &bound)) return false;
+  if (bound.radius_side < 0 && std::isnan(bound.eps)) return true;
+  return estimate_pairs(root, outer, match.outer_key, inner, match.inner_key, match.form, bound,
+                        estimate);
+}
+
 // Sets the selectivity of one distance clause (and of cube's box clauses it implies).
 void size_distance_clause(PlannerInfo* root, RestrictInfo* rinfo, List* joininfo) {
   RelOptInfo* outer;
@@ -126,13 +137,8 @@ void size_distance_clause(PlannerInfo* root, RestrictInfo* rinfo, List* joininfo
   bool semi;
   if (!distance_clause_rels(root, rinfo, &outer, &inner, &match, &semi)) return;
   const double rows_o = Max(outer->rows, 1.0), rows_i = Max(inner->rows, 1.0);
-  PairBound bound;
   PairEstimate estimate;  // no pairs where the bound is NULL
-  const bool known = planning_bound(root, match, &bound);
-  const bool none = known && bound.radius_side < 0 && std::isnan(bound.eps);
-  const bool assumed =
-      !known || (!none && !estimate_pairs(root, outer, match.outer_key, inner, match.inner_key,
-                                          match.form, bound, &estimate));
+  const bool assumed = !sampled_pairs(root, match, outer, inner, &estimate);
   if (assumed) estimate.pairs = default_pairs(rows_o, rows_i);
   const double selectivity = Min(1.0, estimate.pairs / (rows_o * rows_i));
   rinfo->norm_selec = selectivity;
@@ -191,6 +197,18 @@ double sized_clause_selectivity(PlannerInfo* root, RestrictInfo* rinfo) {
   if (rinfo->norm_selec < 0 || !distance_clause_rels(root, rinfo, &outer, &inner, &match, &semi))
     return -1;
   return rinfo->norm_selec;
+}
+
+double sampled_clause_candidates(PlannerInfo* root, RestrictInfo* rinfo) {
+  RelOptInfo* outer;
+  RelOptInfo* inner;
+  Match match;
+  bool semi;
+  PairEstimate estimate;
+  if (!distance_clause_rels(root, rinfo, &outer, &inner, &match, &semi) ||
+      !sampled_pairs(root, match, outer, inner, &estimate))
+    return -1;
+  return estimate.candidates;
 }
 
 void estimate_init() {

@@ -89,12 +89,107 @@ bool evaluate_scan_eps(SimJoinState* st) {
   return true;
 }
 
+namespace {
+
+// The largest coordinate magnitude of a side's points.
+double points_reach(const Side* side) {
+  double reach = 0;
+  for (Size k = 0; k < 2 * static_cast<Size>(side->n_points); ++k)
+    reach = std::fmax(reach, std::fabs(side->points[k]));
+  return reach;
+}
+
+}  // namespace
+
+void note_key_extent(SimJoinState* st, Side* side, uint32 point, const KeyExtent& extent,
+                     bool grown) {
+  const Size bytes = sizeof(double) * 4 * static_cast<Size>(side->points_cap);
+  if (!side->boxes) {  // the first box: the earlier points are their own boxes
+    side->boxes = static_cast<double*>(MemoryContextAllocHuge(st->arrays_mcxt, bytes));
+    for (uint32 p = 0; p < point; ++p) {
+      const double* xy = side->points + 2 * static_cast<Size>(p);
+      double* box = side->boxes + 4 * static_cast<Size>(p);
+      box[0] = box[2] = xy[0];
+      box[1] = box[3] = xy[1];
+    }
+    side->box_reach = points_reach(side);
+  } else if (grown) {
+    side->boxes = static_cast<double*>(repalloc_huge(side->boxes, bytes));
+  }
+  double* box = side->boxes + 4 * static_cast<Size>(point);
+  box[0] = extent.xmin;
+  box[1] = extent.ymin;
+  box[2] = extent.xmax;
+  box[3] = extent.ymax;
+  for (int k = 0; k < 4; ++k) side->box_reach = std::fmax(side->box_reach, std::fabs(box[k]));
+  side->max_key_radius = std::fmax(side->max_key_radius, extent.radius);
+}
+
+namespace {
+
+// A side's outsized boxes (outsized_radius, few_outsized) become wild rows (paired with every
+// row, PostGIS deciding), only before anything indexes the side's points (its first scan) and
+// where every row's tuple is kept. Leaves the side's largest radius.
+void demote_outsized_boxes(SimJoinState* st, Side* side, double bound) {
+  if (!side->boxes || side->values_only || side->ordered || side->values) return;
+  const uint32 n = side->n_points;
+  double sum = 0;
+  for (uint32 p = 0; p < n; ++p)
+    sum += box_radius(side->boxes + 4 * static_cast<Size>(p), side->points + 2 * static_cast<Size>(p));
+  const double cap = outsized_radius(bound, sum / Max(n, 1));
+  uint32 outsized = 0;
+  for (uint32 p = 0; p < n; ++p)
+    if (box_radius(side->boxes + 4 * static_cast<Size>(p), side->points + 2 * static_cast<Size>(p)) > cap)
+      ++outsized;
+  if (outsized == 0 || !few_outsized(outsized, n)) return;
+  uint32 kept = 0;
+  side->max_key_radius = 0;
+  for (uint32 p = 0; p < n; ++p) {
+    const double* box = side->boxes + 4 * static_cast<Size>(p);
+    const double* centre = side->points + 2 * static_cast<Size>(p);
+    const double radius = box_radius(box, centre);
+    if (radius > cap) {
+      ensure_capacity(st->arrays_mcxt, &side->wild, &side->wild_cap, side->n_wild + 1);
+      side->wild[side->n_wild++] = side->point_row[p];
+      st->wild_rows++;
+      continue;
+    }
+    std::memmove(side->boxes + 4 * static_cast<Size>(kept), box, sizeof(double) * 4);
+    std::memmove(side->points + 2 * static_cast<Size>(kept), centre, sizeof(double) * 2);
+    side->point_row[kept++] = side->point_row[p];
+    side->max_key_radius = std::fmax(side->max_key_radius, radius);
+  }
+  side->n_points = kept;
+}
+
+}  // namespace
+
 double scan_bound(SimJoinState* st) {
-  const FormState* fs = st->form_state;
+  FormState* fs = st->form_state;
+  fs->box_filter = false;
+  // An exact plan holds no key with an extent (evaluate_key makes them wild).
   if (st->distance_qual >= 0) return exact_bound(st->eps, st->strict);
   double eps = fs->radius_side >= 0 ? fs->max_radius : st->eps;
   for (int k = 0; k < fs->n_scale; ++k) eps = inverse_bound(eps, fs->scale[k].op, fs->scale[k].value);
-  return engine_bound(st->form, eps, st->ref);
+  const double bound = engine_bound(st->form, eps, st->ref);
+  if (std::isnan(bound)) return bound;
+  demote_outsized_boxes(st, &st->inner, bound);
+  if (!st->outer_shared) demote_outsized_boxes(st, &st->outer, bound);
+  // (A shared outer side is the inner side's, shared after this.)
+  const Side* outer = st->outer_shared ? &st->inner : &st->outer;
+  const double radii = outer->max_key_radius + st->inner.max_key_radius;
+  if (!(radii > 0) || std::isnan(bound)) return bound;
+  // Keys with an extent: PostGIS's distance of two geometries within eps is within the widened
+  // bound of their true distance, which is at least their boxes' (computed with a few roundings
+  // of coordinates up to reach): a margin of 1e-9 of the magnitudes covers both generously.
+  const double reach = (outer->boxes ? outer->box_reach : points_reach(outer)) +
+                       (st->inner.boxes ? st->inner.box_reach : points_reach(&st->inner));
+  fs->box_filter = true;
+  fs->box_bound = bound * (1 + 1e-9) + 1e-9 * reach;
+  fs->box_bound_sq = fs->box_bound * fs->box_bound * (1 + 1e-9);
+  // Their centres are within the box bound plus both radii (each geometry lies within its radius
+  // of its centre).
+  return engine_bound(st->form, (fs->box_bound + radii) * (1 + 1e-9), st->ref);
 }
 
 bool reads_radius(const SimJoinState* st, const Side* side) {

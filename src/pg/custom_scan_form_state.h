@@ -7,6 +7,8 @@
 
 #include "custom_scan_state.h"
 
+#include <cmath>
+
 namespace simjoin::pg::cs {
 
 // One monotone operation on the distance (Match::scale), its factor evaluated once per scan.
@@ -39,6 +41,13 @@ struct FormState {
   ExprState* radius;
   bool radius_is_float4;
   double max_radius;  // of the rows read (-Infinity: none)
+
+  // PostGIS keys with an extent (Side::boxes): the engine joins the boxes' centres within the
+  // bound plus both sides' largest radius; each candidate's boxes must then be within
+  // box_bound (squared: box_bound_sq) before the clauses decide it (boxes_near).
+  bool box_filter;
+  double box_bound;
+  double box_bound_sq;
 
   // Arithmetic on the distance, outermost first: the engine's bound is eps (or the largest
   // radius) through inverse_bound (clause_bound.h) at each step; every pair is rechecked.
@@ -99,6 +108,21 @@ inline bool has_match(const SimJoinState* st, uint32 outer_row) {
 // tells whether the pair is a row of the join (ANTI: never; LEFT: if it passes the clauses
 // pushed down from WHERE).
 bool emits_match(SimJoinState* st, uint32 outer_row, ExprContext* econtext);
+
+// A key with an extent read into `point` of `side` (its arrays grown when `grown`): keeps its box
+// (the boxes of the side's earlier points are the points) and the side's largest radius.
+void note_key_extent(SimJoinState* st, Side* side, uint32 point, const KeyExtent& extent,
+                     bool grown);
+// Whether an engine pair's boxes are within the scan's box_bound: the distance of two boxes is
+// at most that of the geometries in them.
+inline bool boxes_near(const SimJoinState* st, uint32 outer_point, uint32 inner_point) {
+  const double* a = st->outer.boxes ? st->outer.boxes + 4 * static_cast<Size>(outer_point)
+                                    : st->outer.points + 2 * static_cast<Size>(outer_point);
+  const double* b = st->inner.boxes ? st->inner.boxes + 4 * static_cast<Size>(inner_point)
+                                    : st->inner.points + 2 * static_cast<Size>(inner_point);
+  return box_gap_sq(a, st->outer.boxes ? 2 : 0, b, st->inner.boxes ? 2 : 0) <=
+         st->form_state->box_bound_sq;
+}
 
 // ---- custom_scan_errors.cpp ------------------------------------------------------------------
 void begin_row_naming(SimJoinState* st, CustomScan* cscan);

@@ -10,7 +10,7 @@
 // a superset of the matching pairs; every candidate pair is then checked with ALL the join's
 // original clauses (ExecQual on the pair), so the rows returned are exactly those PostgreSQL's
 // own operators accept. Rows whose key the engine cannot represent
-// faithfully (NaN/infinite/huge coordinates, non-point cubes or geometries, an unexpected
+// faithfully (NaN/infinite/huge coordinates, non-point cubes, curved geometries, an unexpected
 // dimension or SRID, arrays with NULL elements) are "wild": they are paired with every row of the
 // other side and left to the recheck, so PostgreSQL's operator decides (and raises the same
 // errors it would raise in its own plan).
@@ -22,6 +22,7 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+#include <cmath>
 #include <functional>
 
 #include "clause_bound.h"
@@ -35,7 +36,7 @@ enum KeyKind : int {
   KEY_CUBE = 2,         // contrib cube (point cubes; boxes are wild)
   KEY_POINT = 3,        // built-in point
   KEY_PGVECTOR = 4,     // pgvector's vector (float4 coordinates)
-  KEY_GEOMETRY = 5,     // PostGIS geometry (2-D points; anything else is wild)
+  KEY_GEOMETRY = 5,     // PostGIS geometry (2-D points; boxes of linear geometries; else wild)
   KEY_GEOGRAPHY = 6,    // PostGIS geography (points as unit normals: candidates only)
 };
 
@@ -67,10 +68,42 @@ struct KeyRef {
   bool srid_set = false;
 };
 
+// A key with an extent (a PostGIS geometry other than a point): the engine takes the centre of
+// its 2-D bounding box, and a pair of keys can be within d only if their centres are within
+// d + both radii (half the box diagonal, rounded up).
+struct KeyExtent {
+  bool is_box;  // false: a point (radius 0)
+  double xmin, ymin, xmax, ymax;
+  double radius;
+};
+// The largest distance from `centre` (x, y) to a corner of `box` (xmin, ymin, xmax, ymax),
+// rounded up: the centre's rounding is in the differences taken from it; the factor covers the
+// rounding of the differences, squares, sum and root (a few units in the last place each).
+double box_radius(const double* box, const double* centre);
+// The squared distance of two boxes, no more than that of the geometries in them: xmin, ymin at
+// [0], [1] and xmax, ymax at [hi], [hi + 1] (hi 2; 0 for a point stored as x, y).
+inline double box_gap_sq(const double* a, int a_hi, const double* b, int b_hi) {
+  const double dx = std::fmax(std::fmax(a[0] - b[b_hi], b[0] - a[a_hi]), 0.0);
+  const double dy = std::fmax(std::fmax(a[1] - b[b_hi + 1], b[1] - a[a_hi + 1]), 0.0);
+  return dx * dx + dy * dy;
+}
+// A side's outsized boxes (one huge polygon) become wild rows instead of widening the engine's
+// bound for every pair: those above outsized_radius (8 times the larger of the distance bound
+// and the side's mean radius, points counting 0), where few_outsized (at most max(16, rows /
+// 1000) of the side's rows). The executor and the planner's estimate apply the same rule.
+inline double outsized_radius(double bound, double mean_radius) {
+  return 8 * (bound > mean_radius ? bound : mean_radius);
+}
+inline bool few_outsized(double outsized, double rows) {
+  return outsized <= (rows / 1000 > 16 ? rows / 1000 : 16);
+}
+
 // The dimension the key would have (fixes ref->dim from the first readable key). Returns
-// KEY_SKIP (never matches), KEY_WILD or KEY_OK; on KEY_OK *dim is the key's dimension.
+// KEY_SKIP (never matches), KEY_WILD or KEY_OK; on KEY_OK *dim is the key's dimension, and
+// *extent (where given) the key's extent.
 // Never raises an error except out-of-memory while detoasting.
-KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref);
+KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref,
+                       KeyExtent* extent = nullptr);
 // The value prepared for classify_key and read_key: a compressed or external varlena detoasted
 // once, in the current memory context; short-header and plain ones are read in place.
 Datum detoast_key(const FormInfo& form, Datum value);
@@ -124,6 +157,9 @@ struct PairBound {
 };
 struct PairEstimate {
   double pairs = 0;          // pairs within the bound (rows the engine cannot take: every pair)
+  // the pairs the operator checks: pairs, or more where PostGIS keys have an extent (their
+  // centres within the bound plus both sides' largest radius)
+  double candidates = 0;
   double outer_keyed = 0;    // fraction of the outer rows with a key the engine reads
   double outer_matched = 0;  // fraction of the outer rows with a match in the inner SAMPLE
 };
@@ -133,6 +169,10 @@ struct PairEstimate {
 bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
                     RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form,
                     const PairBound& bound, PairEstimate* out);
+// The fraction of a side's sampled rows whose PostGIS key has an extent (KeyExtent; 0 where
+// none or no sample): an exact plan leaves them wild, else the operator decides every candidate.
+double sampled_extent_fraction(PlannerInfo* root, RelOptInfo* rel, Expr* key,
+                               const FormInfo& form);
 
 // ---- the distance clauses' selectivity (custom_scan_estimate.cpp) ----------------------------
 // Installs the hook that sets, before the join search, the selectivity of each distance clause
@@ -145,6 +185,8 @@ double default_pairs(double rows_o, double rows_i);
 // The selectivity that hook set on a clause of the join (rinfo->norm_selec), or -1 where it set
 // none (a clause joining no two base relations, one it does not take).
 double sized_clause_selectivity(PlannerInfo* root, RestrictInfo* rinfo);
+// The sampled candidate pairs of such a clause (PairEstimate::candidates), or -1 where unknown.
+double sampled_clause_candidates(PlannerInfo* root, RestrictInfo* rinfo);
 
 // ---- the plan (custom_scan_plan.cpp) ---------------------------------------------------------
 // PlanCustomPath of the SimilarityJoin path.

@@ -63,11 +63,12 @@ double min_radius(int32 srid) {
 }  // namespace
 
 int geography_point(Datum value, double* out, int32* srid) {
-  const GeoPoint p = parse_geometry(value, true);
+  const GeoShape p = parse_geometry(value, true);
   // PostGIS keeps geography coordinates in range; anything else is left to PostGIS.
-  if (!p.ok || !(std::fabs(p.x) <= 180) || !(std::fabs(p.y) <= 90)) return -1;
+  if (p.kind != GeoShape::Point || !(std::fabs(p.xmin) <= 180) || !(std::fabs(p.ymin) <= 90))
+    return -1;
   *srid = p.srid;
-  if (out) geodetic_unit_vector(p.x, p.y, out);
+  if (out) geodetic_unit_vector(p.xmin, p.ymin, out);
   return 3;
 }
 

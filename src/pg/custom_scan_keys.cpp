@@ -21,6 +21,24 @@ Datum detoast_key(const FormInfo& form, Datum value) {
 
 namespace {
 
+double box_centre(double lo, double hi) { return 0.5 * lo + 0.5 * hi; }
+
+// A point's or box's extent: the box, and its radius around its centre (box_centre; false: too
+// large for the engine's sums).
+bool geometry_extent(const GeoShape& g, KeyExtent* extent) {
+  extent->is_box = g.kind == GeoShape::Box;
+  extent->xmin = g.xmin;
+  extent->ymin = g.ymin;
+  extent->xmax = g.xmax;
+  extent->ymax = g.ymax;
+  extent->radius = 0;
+  if (!extent->is_box) return true;
+  const double box[4] = {g.xmin, g.ymin, g.xmax, g.ymax};
+  const double centre[2] = {box_centre(g.xmin, g.xmax), box_centre(g.ymin, g.ymax)};
+  extent->radius = box_radius(box, centre);
+  return coordinate_ok(extent->radius);
+}
+
 // Whether a key's SRID is the join's (the first key's fixes it).
 bool same_srid(KeyRef* ref, int32 srid) {
   if (!ref->srid_set) {
@@ -32,7 +50,13 @@ bool same_srid(KeyRef* ref, int32 srid) {
 
 }  // namespace
 
-KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref) {
+double box_radius(const double* box, const double* centre) {
+  const double hx = std::fmax(centre[0] - box[0], box[2] - centre[0]);
+  const double hy = std::fmax(centre[1] - box[1], box[3] - centre[1]);
+  return std::nextafter(std::sqrt(hx * hx + hy * hy) * (1 + 1e-12), HUGE_VAL);
+}
+
+KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref, KeyExtent* extent) {
   int dim = -1;
   switch (form.kind) {
     case KEY_FLOAT_ARRAY:
@@ -52,9 +76,13 @@ KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref) {
       break;
     }
     case KEY_GEOMETRY: {
-      const GeoPoint p = parse_geometry(value);
-      if (!p.ok || !coordinate_ok(p.x) || !coordinate_ok(p.y)) return KEY_WILD;
-      if (!same_srid(ref, p.srid)) return KEY_WILD;
+      const GeoShape g = parse_geometry(value);
+      if (g.kind == GeoShape::Other) return KEY_WILD;
+      // PostGIS raises its mixed-SRID error before it looks at the values (EMPTY included).
+      if (!same_srid(ref, g.srid)) return KEY_WILD;
+      if (g.kind == GeoShape::Empty) return KEY_SKIP;
+      if (g.kind == GeoShape::Box && (!extent || !geometry_extent(g, extent))) return KEY_WILD;
+      if (extent && g.kind == GeoShape::Point) geometry_extent(g, extent);
       dim = 2;
       break;
     }
@@ -85,9 +113,9 @@ void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out)
       pgvector_point(value, out, ref.dim, form.cosine, nullptr);
       break;
     case KEY_GEOMETRY: {
-      const GeoPoint p = parse_geometry(value);
-      out[0] = p.x;
-      out[1] = p.y;
+      const GeoShape g = parse_geometry(value);
+      out[0] = g.kind == GeoShape::Point ? g.xmin : box_centre(g.xmin, g.xmax);
+      out[1] = g.kind == GeoShape::Point ? g.ymin : box_centre(g.ymin, g.ymax);
       break;
     }
     case KEY_GEOGRAPHY: {

@@ -39,15 +39,16 @@ int builtin_point(Datum value, double* out);
 // custom_scan_key_pgvector.cpp: *zero (unless null) tells whether the vector is zero.
 int pgvector_point(Datum value, double* out, int want_dim, bool cosine, bool* zero);
 
-// custom_scan_key_postgis.cpp
-struct GeoPoint {
-  bool ok;
+// custom_scan_key_postgis.cpp: a geometry as the engine may take it: a 2-D point (its box is the
+// point), the box of a linear geometry's vertices, EMPTY, or anything else (wild).
+struct GeoShape {
+  enum Kind { Other, Empty, Point, Box } kind;
   int32 srid;
-  double x, y;
+  double xmin, ymin, xmax, ymax;
 };
 
-// A point of PostGIS's serialization; geodetic: a geography's (a geometry's otherwise).
-GeoPoint parse_geometry(Datum value, bool geodetic = false);
+// geodetic: a geography's serialization (a geometry's otherwise; the other is wild).
+GeoShape parse_geometry(Datum value, bool geodetic = false);
 
 // custom_scan_key_geography.cpp: a geography point's unit normal (3 coordinates) and SRID.
 int geography_point(Datum value, double* out, int32* srid);

@@ -21,8 +21,9 @@ constexpr int kNullKey = -1;
 constexpr Size kKeyMemory = 64 * 1024;
 
 // Evaluates a key on a child tuple. Returns kNullKey for NULL; else classifies it and, for
-// KEY_OK, writes its coordinates to st->key_buffer. The key's memory is per tuple.
-int evaluate_key(SimJoinState* st, ExprState* key, TupleTableSlot* slot) {
+// KEY_OK, writes its coordinates to st->key_buffer and its extent to *extent. The key's memory
+// is per tuple.
+int evaluate_key(SimJoinState* st, ExprState* key, TupleTableSlot* slot, KeyExtent* extent) {
   ExprContext* econtext = st->key_cxt;
   // Nothing outlives a key's evaluation (its coordinates are copied out): the per-tuple memory
   // is reset once it holds kKeyMemory, not for every row (one reset per ~1000 arrays).
@@ -34,7 +35,11 @@ int evaluate_key(SimJoinState* st, ExprState* key, TupleTableSlot* slot) {
   if (isnull) return kNullKey;
   MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
   value = detoast_key(st->form, value);
-  KeyStatus status = classify_key(st->form, value, &st->ref);
+  extent->is_box = false;
+  KeyStatus status = classify_key(st->form, value, &st->ref, extent);
+  // A plan whose engine decides ST_DWithin itself checks no clause on its pairs: a key with an
+  // extent, which needs PostGIS on each of its candidates, is wild there (the planner saw few).
+  if (status == KEY_OK && extent->is_box && st->distance_qual >= 0) status = KEY_WILD;
   if (status == KEY_OK) {
     if (st->key_buffer_dim < st->ref.dim) {
       st->key_buffer = static_cast<double*>(
@@ -105,13 +110,14 @@ void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool w
 bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild) {
   side->values_only = values_only_side(st, side, child, force_wild);
   if (reads_radius(st, side)) st->form_state->max_radius = -HUGE_VAL;
+  KeyExtent extent;
   for (;;) {
     TupleTableSlot* slot = ExecProcNode(child);
     if (TupIsNull(slot)) break;
     CHECK_FOR_INTERRUPTS();
     const bool outer = side == &st->outer;
     push_error_rows(st, outer ? slot : nullptr, outer ? nullptr : slot);
-    int status = evaluate_key(st, key, slot);
+    int status = evaluate_key(st, key, slot, &extent);
     if (status != kNullKey) status = radius_row_status(st, side, slot, status);
     pop_error_rows(st);
     if (status == kNullKey) {  // never satisfies a strict distance (nor a NULL radius)
@@ -137,6 +143,8 @@ bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, b
       }
       std::memcpy(side->points + static_cast<size_t>(side->n_points) * dim, st->key_buffer,
                   sizeof(double) * dim);
+      if (extent.is_box || side->boxes)
+        note_key_extent(st, side, side->n_points, extent, before != side->points_cap);
       side->point_row[side->n_points++] = row;
     } else if (status == KEY_WILD) {
       ensure_capacity(st->arrays_mcxt, &side->wild, &side->wild_cap, side->n_wild + 1);
@@ -177,6 +185,9 @@ void share_inner_side(SimJoinState* st) {
   to->n_points = to->points_cap = from->n_points;
   to->points = from->points;
   to->point_row = from->point_row;
+  to->boxes = from->boxes;
+  to->max_key_radius = from->max_key_radius;
+  to->box_reach = from->box_reach;
   to->n_wild = to->wild_cap = from->n_wild;
   to->wild = from->wild;
   to->values = from->values;

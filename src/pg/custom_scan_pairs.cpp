@@ -141,8 +141,10 @@ TupleTableSlot* form_pair(SimJoinState* st, uint32 outer_row, uint32 inner_row) 
   return store_joined_row(st, st->css.ss.ss_ScanTupleSlot, st->outer_slot, st->inner_slot);
 }
 
-// Whether an engine pair (point indexes) passes the box clauses decided natively.
+// Whether an engine pair (point indexes) passes the box clauses decided natively (and, for
+// PostGIS keys with an extent, the boxes' distance).
 inline bool boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_point) {
+  if (st->form_state->box_filter && !boxes_near(st, outer_point, inner_point)) return false;
   const Size dim = static_cast<Size>(st->ref.dim);
   const double* outer = st->outer.points + outer_point * dim;
   const double* inner = st->inner.points + inner_point * dim;

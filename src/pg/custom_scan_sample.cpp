@@ -35,6 +35,8 @@ namespace simjoin::pg::cs {
 
 namespace {
 
+constexpr int kTopRadii = 32;
+
 struct Sample {
   bool used = false;
   Oid relid = InvalidOid;
@@ -50,6 +52,11 @@ struct Sample {
   int dim = 0;
   double* points = nullptr;  // n * dim
   double* radii = nullptr;   // n radius values where radius is set (-Infinity: NULL)
+  double* extents = nullptr;  // PostGIS keys: n boxes (xmin, ymin, xmax, ymax; a point's is itself)
+  int boxes = 0;             // PostGIS keys with an extent among the points (their centres)
+  double radius_sum = 0;     // of their radii
+  int n_top = 0;             // the largest radii, descending (outsized_boxes)
+  double top_radii[kTopRadii] = {};
   uint64 last_use = 0;
 };
 
@@ -189,7 +196,6 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, Expr* radius, const For
   const BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
   const int target = sample_rows_setting;
   const int target_blocks = static_cast<int>(std::min<BlockNumber>(nblocks, 300));
-  const int per_block = target_blocks > 0 ? (target + target_blocks - 1) / target_blocks : 0;
 
   // Everything is read into a local sample in a work context; the cache entry is written only
   // once it is complete, so an ERROR while sampling (out of memory, a cancel) leaves the entry
@@ -205,6 +211,8 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, Expr* radius, const For
   int capacity = 256;
   double* points = nullptr;
   double* radii = nullptr;
+  double* extents = nullptr;
+  const bool geometry = form.kind == KEY_GEOMETRY;
   KeyRef ref;
   const bool varlena = form.kind != KEY_POINT;
   double* buffer = nullptr;
@@ -214,21 +222,43 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, Expr* radius, const For
                         : nullptr;
   int row_count = 0;
   auto take = [&](Datum value, double bound) {
-    const KeyStatus status = classify_key(form, value, &ref);
+    KeyExtent extent{};
+    const KeyStatus status = classify_key(form, value, &ref, &extent);
+    if (status == KEY_OK && extent.is_box) {
+      ++sample.boxes;
+      sample.radius_sum += extent.radius;
+      const bool full = sample.n_top == kTopRadii;
+      if (!full || sample.top_radii[kTopRadii - 1] < extent.radius) {
+        int k = full ? kTopRadii - 1 : sample.n_top++;
+        for (; k > 0 && sample.top_radii[k - 1] < extent.radius; --k)
+          sample.top_radii[k] = sample.top_radii[k - 1];
+        sample.top_radii[k] = extent.radius;
+      }
+    }
     if (status == KEY_WILD) ++sample.wild;
     if (status != KEY_OK) return;
     if (!points) {
       points = static_cast<double*>(palloc(sizeof(double) * capacity * ref.dim));
       radii = static_cast<double*>(palloc(sizeof(double) * capacity));
+      if (geometry) extents = static_cast<double*>(palloc(sizeof(double) * 4 * capacity));
       buffer = static_cast<double*>(palloc(sizeof(double) * ref.dim));
     } else if (sample.n == capacity) {
       capacity *= 2;
       points = static_cast<double*>(repalloc(points, sizeof(double) * capacity * ref.dim));
       radii = static_cast<double*>(repalloc(radii, sizeof(double) * capacity));
+      if (geometry)
+        extents = static_cast<double*>(repalloc(extents, sizeof(double) * 4 * capacity));
     }
     read_key(form, value, ref, buffer);
     memcpy(points + static_cast<size_t>(sample.n) * ref.dim, buffer, sizeof(double) * ref.dim);
     radii[sample.n] = bound;
+    if (geometry) {
+      double* box = extents + 4 * static_cast<size_t>(sample.n);
+      box[0] = extent.xmin;
+      box[1] = extent.ymin;
+      box[2] = extent.xmax;
+      box[3] = extent.ymax;
+    }
     ++sample.n;
   };
   bool usable = true;
@@ -240,8 +270,14 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, Expr* radius, const For
     TableScanDesc scan = table_beginscan_analyze(rel);
     BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
     const TransactionId oldest = GetOldestNonRemovableTransactionId(rel);
+    int blocks_left = target_blocks;
     while (BlockSampler_HasMore(&sampler) && sample.seen < target) {
       const BlockNumber block = BlockSampler_Next(&sampler);
+      // The rows still wanted spread over the blocks still to come: the chosen blocks are
+      // visited in table order, and a fixed share per block would reach the target before the
+      // last ones (the table's tail, where rows added last are, never sampled).
+      const int per_block = (target - sample.seen + blocks_left - 1) / Max(blocks_left, 1);
+      --blocks_left;
       if (!table_scan_analyze_next_block(scan, block, strategy)) continue;
       double live = 0, dead = 0;
       int taken = 0;
@@ -283,6 +319,10 @@ void take_sample(Oid relid, AttrNumber attno, Expr* key, Expr* radius, const For
       if (radius) {
         sample.radii = static_cast<double*>(palloc(sizeof(double) * sample.n));
         memcpy(sample.radii, radii, sizeof(double) * sample.n);
+      }
+      if (geometry) {
+        sample.extents = static_cast<double*>(palloc(sizeof(double) * 4 * sample.n));
+        memcpy(sample.extents, extents, sizeof(double) * 4 * sample.n);
       }
     }
     if (key) sample.key = static_cast<Expr*>(copyObjectImpl(key));
@@ -354,7 +394,29 @@ Sample* get_sample(PlannerInfo* root, RelOptInfo* rel, Expr* key, Expr* radius,
   return victim;
 }
 
+// The radius the executor joins a side's boxes with (the largest one not outsized, as
+// demote_outsized_boxes decides), and the fraction of the sampled rows it makes wild.
+double joined_radius(const Sample* s, double bound, double rows, double* wild_fraction) {
+  *wild_fraction = 0;
+  if (s->boxes == 0) return 0;
+  const double cap = outsized_radius(bound, s->radius_sum / Max(s->n, 1));
+  int outsized = 0;
+  while (outsized < s->n_top && s->top_radii[outsized] > cap) ++outsized;
+  const bool all_known = outsized < s->n_top || s->n_top == s->boxes;
+  if (outsized == 0 || !all_known ||
+      !few_outsized(static_cast<double>(outsized) / s->seen * rows, rows))
+    return s->top_radii[0];
+  *wild_fraction = static_cast<double>(outsized) / s->seen;
+  return outsized < s->n_top ? s->top_radii[outsized] : 0;
+}
+
 }  // namespace
+
+double sampled_extent_fraction(PlannerInfo* root, RelOptInfo* rel, Expr* key,
+                               const FormInfo& form) {
+  const Sample* s = form.kind == KEY_GEOMETRY ? get_sample(root, rel, key, nullptr, form) : nullptr;
+  return s && s->seen > 0 ? static_cast<double>(s->boxes) / s->seen : 0;
+}
 
 bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
                     RelOptInfo* inner_rel, Expr* inner_key, const FormInfo& form,
@@ -368,37 +430,54 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
   *out = PairEstimate{};
   const double n_outer = outer_rel->rows, n_inner = inner_rel->rows;
   if (so->seen == 0 || si->seen == 0) return true;
-  // Wild rows are paired with every row of the other side.
-  double estimate = (static_cast<double>(so->wild) / so->seen) * n_outer * n_inner +
-                    (static_cast<double>(si->wild) / si->seen) * n_outer * n_inner;
   const int dim = so->dim;
+  const Metric metric = form.metric;
+  // The bound of each row of the radius side (or the one bound): eps for the cosine distance,
+  // the engine's accumulated bound otherwise; NaN where no distance is within it.
+  const Sample* bounded = bound.radius_side == 0 ? so : bound.radius_side == 1 ? si : nullptr;
+  const int nb = bounded ? bounded->n : 1;
+  double* row_eps = static_cast<double*>(palloc(sizeof(double) * nb));
+  double* row_acc = static_cast<double*>(palloc(sizeof(double) * nb));
+  double* row_reach = static_cast<double*>(palloc(sizeof(double) * nb));  // the engine's bound
+  double widest = NAN;  // the largest engine bound: the window on the first coordinate
+  for (int k = 0; k < nb; ++k) {
+    const double eps = bounded ? bound.radius_eps(bounded->radii[k]) : bound.eps;
+    const double engine = std::isnan(eps) ? NAN : engine_bound(form, eps, KeyRef{Max(dim, 1)});
+    row_eps[k] = std::isnan(engine) ? NAN : eps;
+    row_reach[k] = engine;
+    if (!std::isnan(engine)) widest = std::isnan(widest) ? engine : Max(widest, engine);
+  }
+  // Keys with an extent: the engine's candidates are the centres within the bound plus both
+  // sides' largest radius (outsized ones wild, decided on the widest bound as the executor
+  // does), each of them checked by the operator; the pairs within the bound are at most those
+  // whose boxes are.
+  double outsized_o = 0, outsized_i = 0, radii = 0;
+  if (!std::isnan(widest))
+    radii = joined_radius(so, widest, n_outer, &outsized_o) +
+            joined_radius(si, widest, n_inner, &outsized_i);
+  // Wild rows are paired with every row of the other side.
+  double estimate = (static_cast<double>(so->wild) / so->seen + outsized_o) * n_outer * n_inner +
+                    (static_cast<double>(si->wild) / si->seen + outsized_i) * n_outer * n_inner;
+  double candidate_estimate = estimate;
+  const bool box_filter = radii > 0 && so->extents && si->extents;
+  int within_self = 0;  // rows of the radius side whose bound holds distance 0
+  if (radii > 0) widest = NAN;
+  for (int k = 0; k < nb; ++k) {
+    row_acc[k] = NAN;
+    if (std::isnan(row_reach[k])) continue;
+    if (radii > 0) {
+      row_reach[k] = engine_bound(form, row_eps[k] + radii, KeyRef{Max(dim, 1)});
+      widest = std::isnan(widest) ? row_reach[k] : Max(widest, row_reach[k]);
+    }
+    row_acc[k] = accumulated_bound(row_reach[k], metric);
+    if (row_eps[k] >= 0) ++within_self;
+  }
   if (so->n > 0 && si->n > 0 && so->dim == si->dim) {
     const int no = so->n, ni = si->n;
     // Both inputs scan the same rows (a self-join, with or without a radius): the same sample.
     const bool self = so->relid == si->relid && no == ni && so->seen == si->seen &&
                       memcmp(so->points, si->points, sizeof(double) * no * dim) == 0;
-    const Metric metric = form.metric;
     const bool cosine = metric == Metric::Cosine;
-    // The bound of each row of the radius side (or the one bound): eps for the cosine distance,
-    // the engine's accumulated bound otherwise; NaN where no distance is within it.
-    const Sample* bounded = bound.radius_side == 0 ? so : bound.radius_side == 1 ? si : nullptr;
-    const int nb = bounded ? bounded->n : 1;
-    double* row_eps = static_cast<double*>(palloc(sizeof(double) * nb));
-    double* row_acc = static_cast<double*>(palloc(sizeof(double) * nb));
-    double* row_reach = static_cast<double*>(palloc(sizeof(double) * nb));  // the engine's bound
-    double widest = NAN;  // the largest engine bound: the window on the first coordinate
-    int within_self = 0;  // rows of the radius side whose bound holds distance 0
-    for (int k = 0; k < nb; ++k) {
-      double eps = bounded ? bound.radius_eps(bounded->radii[k]) : bound.eps;
-      const double engine = std::isnan(eps) ? NAN : engine_bound(form, eps, KeyRef{Max(dim, 1)});
-      row_eps[k] = std::isnan(engine) ? NAN : eps;
-      row_acc[k] = std::isnan(engine) ? NAN : accumulated_bound(engine, metric);
-      row_reach[k] = engine;
-      if (!std::isnan(engine)) {
-        widest = std::isnan(widest) ? engine : Max(widest, engine);
-        if (eps >= 0) ++within_self;
-      }
-    }
     // Inner sample sorted on the first coordinate: |dx0| <= distance for all three metrics, so
     // each outer point only looks at a window; work stays near-linear for selective joins.
     uint32* order = static_cast<uint32*>(palloc(sizeof(uint32) * ni));
@@ -409,7 +488,7 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
       return ip[static_cast<size_t>(x) * dim] < ip[static_cast<size_t>(y) * dim];
     });
     for (int j = 0; j < ni; ++j) first[j] = ip[static_cast<size_t>(order[j]) * dim];
-    double count = 0, evaluations = 0;
+    double count = 0, candidates = 0, evaluations = 0;
     int processed = 0, matched = 0;
     for (int i = 0; i < no && !std::isnan(widest); ++i, ++processed) {
       if (evaluations > 2e7) break;  // bounded planning work: extrapolate from `processed`
@@ -431,6 +510,11 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
         const double* p = ip + static_cast<size_t>(j) * dim;
         if (cosine ? exact_distance(a, p, dim, metric) <= row_eps[b]
                    : accumulate_distance(a, p, dim, metric) <= row_acc[b]) {
+          candidates += 1;
+          if (box_filter && !(box_gap_sq(so->extents + 4 * static_cast<size_t>(i), 2,
+                                         si->extents + 4 * static_cast<size_t>(j), 2) <=
+                              row_eps[b] * row_eps[b] * (1 + 1e-9)))
+            continue;
           count += 1;
           any = true;
         }
@@ -439,9 +523,6 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
     }
     pfree(order);
     pfree(first);
-    pfree(row_eps);
-    pfree(row_acc);
-    pfree(row_reach);
     // Selectivity over all sampled rows (NULL keys included); the sampled points stand for
     // so->n / so->seen of the rows.
     const double point_pairs = self ? static_cast<double>(processed) * (ni - 1)
@@ -449,15 +530,23 @@ bool estimate_pairs(PlannerInfo* root, RelOptInfo* outer_rel, Expr* outer_key,
     if (point_pairs > 0) {
       const double fraction_o = static_cast<double>(so->n) / so->seen;
       const double fraction_i = static_cast<double>(si->n) / si->seen;
-      const double selectivity = (count + 0.5) / point_pairs;
-      estimate += selectivity * fraction_o * fraction_i * n_outer * n_inner;
-      if (self)  // each row with itself, where its bound holds distance 0
-        estimate += fraction_o * Min(n_outer, n_inner) * within_self / nb;
+      const double keyed_pairs = fraction_o * fraction_i * n_outer * n_inner / point_pairs;
+      estimate += (count + 0.5) * keyed_pairs;
+      candidate_estimate += (candidates + 0.5) * keyed_pairs;
+      if (self) {  // each row with itself, where its bound holds distance 0
+        const double itself = fraction_o * Min(n_outer, n_inner) * within_self / nb;
+        estimate += itself;
+        candidate_estimate += itself;
+      }
       out->outer_keyed = fraction_o;
       out->outer_matched = fraction_o * matched / processed;
     }
   }
+  pfree(row_eps);
+  pfree(row_acc);
+  pfree(row_reach);
   out->pairs = Min(estimate, n_outer * n_inner);
+  out->candidates = Min(Max(candidate_estimate, estimate), n_outer * n_inner);
   return true;
 }
 

@@ -60,6 +60,12 @@ struct Side {
   uint32* point_row;  // row of each point
   uint32 n_points;
   uint32 points_cap;
+  // PostGIS keys with an extent (KeyExtent): per point its box (xmin, ymin, xmax, ymax; a
+  // point's is the point), nullptr while every key is a point; the largest radius (0: none) and
+  // the largest coordinate magnitude of the boxes (box_filter_bound).
+  double* boxes;
+  double max_key_radius;
+  double box_reach;
   uint32* wild;       // rows paired with every row of the other side
   uint32 n_wild;
   uint32 wild_cap;

@@ -162,6 +162,7 @@ void reset_side(Side* side) {
   if (!side->borrowed) {
     if (side->tuples) pfree(side->tuples);
     if (side->points) free_join_points(side->points);
+    if (side->boxes) pfree(side->boxes);
     if (side->point_row) pfree(side->point_row);
     if (side->wild) pfree(side->wild);
     if (side->values) pfree(side->values);
@@ -178,6 +179,8 @@ void reset_side(Side* side) {
   side->tuples = nullptr;
   side->offsets = nullptr;
   side->points = nullptr;
+  side->boxes = nullptr;
+  side->max_key_radius = side->box_reach = 0;
   side->point_row = nullptr;
   side->wild = nullptr;
   side->n = side->cap = 0;

@@ -251,15 +251,36 @@ Core FormGenerator::core(const CoreOptions& o) {
       // lattice neighbours near the bound), on the spheroid or the sphere
       std::string spheroid, bound = B;
       const bool geography = rng_.chance(0.35);
+      // geometry: geometries with an extent (the custom scan's bounding-box candidates) on
+      // either side.
+      bool boxes = false;
+      auto extent = [&](const std::string& k) {
+        if (!rng_.chance(0.3)) return k;
+        boxes = true;
+        const std::string r = rng_.pick(std::vector<std::string>{"0.25", "0.5", "1"});
+        switch (rng_.range(0, 2)) {
+          case 0:
+            return "ST_Buffer(" + k + ", " + r + ", 2)";
+          case 1:
+            return "ST_Expand(" + k + ", " + r + ")";
+          default:
+            return "ST_Collect(" + k + ", ST_Translate(" + k + ", " + r + ", -" + r + "))";
+        }
+      };
       if (geography) {
         bound = "(" + B + ") * 111195";
         lk = "(" + lk + ")::geography";
         rk = "(" + rk + ")::geography";
         if (rng_.chance(0.6)) spheroid = rng_.chance(0.5) ? ", true" : ", false";
+      } else {
+        lk = extent(lk);
+        rk = extent(rk);
       }
       dist = "ST_Distance(" + ordered(lk, rk) + spheroid + ")";
       cond = "ST_DWithin(" + ordered(lk, rk) + ", " + bound + spheroid + ")";
-      c.form = geography ? "postgis geography ST_DWithin" : "postgis ST_DWithin";
+      c.form = geography ? "postgis geography ST_DWithin"
+               : boxes   ? "postgis ST_DWithin (boxes)"
+                         : "postgis ST_DWithin";
       break;
     }
   }

@@ -1,8 +1,7 @@
 -- The custom scan's cost and row estimate where a key is an expression: the planner's sample
--- evaluates it on sampled rows (casts, PostGIS functions), so rows the engine cannot represent
--- (buffered polygons) are priced as the recheck of every pair they cost, and PostgreSQL's own
--- plan wins; a key that raises an error on a sampled row leaves the join unsampled, never fails
--- the plan.
+-- evaluates it on sampled rows (casts, PostGIS functions), so buffered polygons (candidates from
+-- their bounding boxes) are priced as the rechecks they cost, and PostgreSQL's own plan wins; a
+-- key that raises an error on a sampled row leaves the join unsampled, never fails the plan.
 LOAD 'simjoin';
 \i test/sql/include/customscan_setup.sql
 
@@ -54,9 +53,9 @@ SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'po
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS postgis;
 RESET client_min_messages;
--- Buffered centres against indexed points: every buffer is a polygon the engine cannot take;
--- priced as what it costs (each pair rechecked by ST_DWithin with ST_Buffer), PostgreSQL's
--- index nested loop wins.
+-- Buffered centres against indexed points: every buffer is a polygon, joined by its box's
+-- centre; priced as what it costs (every point read, each candidate rechecked by ST_DWithin
+-- with ST_Buffer), PostgreSQL's index nested loop wins.
 CREATE TABLE cc_pts AS SELECT i AS id, ST_MakePoint(random() * 100, random() * 100) AS g
   FROM generate_series(1, 20000) i;
 CREATE INDEX ON cc_pts USING gist (g);

@@ -14,7 +14,8 @@ INSERT INTO cs_places SELECT i, ST_SetSRID(ST_MakePoint(round(random() * 300) / 
   round(random() * 300) / 10), 3857) FROM generate_series(1, 1500) i;
 INSERT INTO cs_shops SELECT i, ST_SetSRID(ST_MakePoint(round(random() * 300) / 10,
   round(random() * 300) / 10), 3857) FROM generate_series(1, 1500) i;
--- not points (left to PostGIS), an empty point, a 3-D point, NULL
+-- not points (few among points: wild rows; customscan_postgis_boxes joins their boxes), an
+-- empty point (never matches), a 3-D point, NULL
 INSERT INTO cs_places VALUES
   (9001, ST_SetSRID('LINESTRING(0 0, 10 10)'::geometry, 3857)),
   (9002, ST_SetSRID('POINT EMPTY'::geometry, 3857)),

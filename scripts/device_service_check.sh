@@ -55,30 +55,36 @@ if [[ $steps == *" regress "* ]]; then
   psql -X -c "SELECT * FROM simjoin_devices()"
 fi
 
-if [[ $steps == *" concurrent "* ]]; then
-  n=${SESSIONS:-64}
-  psql -qX -c "DROP TABLE IF EXISTS skew; CREATE TABLE skew (id int PRIMARY KEY, v float8[]);
-               INSERT INTO skew SELECT i, ARRAY[(i % 50) * 10 + random() * power(random(), 3) * 10, random() * 500]
-               FROM generate_series(1, 500000) i; ANALYZE skew"
-  want=$(psql -AtqX -c "SET simjoin.device = cpu; SELECT count(*) FROM similarity_join('skew', 'skew', 0.05)")
-  echo "pairs (CPU engine): $want" | tee "$OUT/concurrent.txt"
-  nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader,nounits -lms 100 >"$OUT/gpu-mem.csv" &
+# many_sessions TABLE EPS NAME: SESSIONS sessions at once (half similarity_join(), half the custom
+# scan, simjoin.device = gpu, gpu_error = error) on TABLE, every count checked against the CPU
+# engine's, GPU memory sampled; results in $OUT/NAME.txt.
+many_sessions() {
+  local table=$1 eps=$2 name=$3 n=${SESSIONS:-64} want start elapsed smi sql
+  want=$(psql -AtqX -c "SET simjoin.device = cpu; SELECT count(*) FROM similarity_join('$table', '$table', $eps)")
+  echo "pairs (CPU engine): $want" | tee -a "$OUT/$name.txt"
+  nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader,nounits -lms 100 >"$OUT/gpu-mem-$name.csv" &
   smi=$!
   start=$(date +%s%N)
   for s in $(seq 1 "$n"); do
-    if [ $((s % 2)) -eq 0 ]; then sql="SELECT count(*) FROM similarity_join('skew', 'skew', 0.05)"
-    else sql="SELECT count(*) FROM skew a JOIN skew b ON a.v <-> b.v <= 0.05"; fi
+    if [ $((s % 2)) -eq 0 ]; then sql="SELECT count(*) FROM similarity_join('$table', '$table', $eps)"
+    else sql="SELECT count(*) FROM $table a JOIN $table b ON a.v <-> b.v <= $eps"; fi
     psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; $sql" >"$OUT/session_$s.txt" 2>&1 &
   done
   wait $(jobs -p | grep -v "^$smi$")
   elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
   kill $smi
-  right=$(cat "$OUT"/session_*.txt | grep -cx "$want")
-  cat "$OUT"/session_*.txt | grep -v -x "$want" | sort | uniq -c | head -5
-  echo "$n sessions: $right right, $(cat "$OUT"/session_*.txt | grep -c ERROR) errors, ${elapsed} ms;" \
-       "GPU memory peak $(cut -d, -f1 "$OUT/gpu-mem.csv" | sort -n | tail -1) MiB of $(head -1 "$OUT/gpu-mem.csv" | cut -d, -f2) MiB" | tee -a "$OUT/concurrent.txt"
+  cat "$OUT"/session_*.txt | grep -v -x "$want" | sort | uniq -c | head -5 | tee -a "$OUT/$name.txt"
+  echo "$n sessions on $table: $(cat "$OUT"/session_*.txt | grep -cx "$want") right, $(cat "$OUT"/session_*.txt | grep -c ERROR) errors, ${elapsed} ms;" \
+       "GPU memory peak $(cut -d, -f1 "$OUT/gpu-mem-$name.csv" | sort -n | tail -1) MiB of $(head -1 "$OUT/gpu-mem-$name.csv" | cut -d, -f2) MiB" | tee -a "$OUT/$name.txt"
   rm -f "$OUT"/session_*.txt
-  psql -X -c "SELECT * FROM simjoin_devices()" | tee -a "$OUT/concurrent.txt"
+  psql -X -c "SELECT * FROM simjoin_devices()" | tee -a "$OUT/$name.txt"
+}
+
+if [[ $steps == *" concurrent "* ]]; then
+  psql -qX -c "DROP TABLE IF EXISTS skew; CREATE TABLE skew (id int PRIMARY KEY, v float8[]);
+               INSERT INTO skew SELECT i, ARRAY[(i % 50) * 10 + random() * power(random(), 3) * 10, random() * 500]
+               FROM generate_series(1, 500000) i; ANALYZE skew"
+  many_sessions skew 0.05 concurrent
   for device in cpu gpu; do  # 16 sessions at once on each (the CPU engine under the thread cap)
     start=$(date +%s%N)
     for s in $(seq 1 16); do
@@ -90,29 +96,11 @@ if [[ $steps == *" concurrent "* ]]; then
 fi
 
 if [[ $steps == *" concurrent100 "* ]]; then  # the same on a 100-D set (100k rows)
-  n=${SESSIONS:-64}
   df -h /dev/shm | tail -1 | sed 's/^/shared memory: /' | tee "$OUT/concurrent100.txt"
   psql -qX -c "DROP TABLE IF EXISTS c100; CREATE TABLE c100 (id int PRIMARY KEY, v float8[]);
                INSERT INTO c100 SELECT i, (SELECT array_agg((i % 100) + random() * 0.5 + 0 * g) FROM generate_series(1, 100) g)
                FROM generate_series(1, 100000) i; ANALYZE c100"
-  want=$(psql -AtqX -c "SET simjoin.device = cpu; SELECT count(*) FROM similarity_join('c100', 'c100', 1.8)")
-  echo "pairs (CPU engine): $want" | tee -a "$OUT/concurrent100.txt"
-  nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader,nounits -lms 100 >"$OUT/gpu-mem100.csv" &
-  smi=$!
-  start=$(date +%s%N)
-  for s in $(seq 1 "$n"); do
-    if [ $((s % 2)) -eq 0 ]; then sql="SELECT count(*) FROM similarity_join('c100', 'c100', 1.8)"
-    else sql="SELECT count(*) FROM c100 a JOIN c100 b ON a.v <-> b.v <= 1.8"; fi
-    psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; $sql" >"$OUT/s100_$s.txt" 2>&1 &
-  done
-  wait $(jobs -p | grep -v "^$smi$")
-  elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
-  kill $smi
-  echo "$n sessions, 100-D: $(cat "$OUT"/s100_*.txt | grep -cx "$want") right, $(cat "$OUT"/s100_*.txt | grep -c ERROR) errors, ${elapsed} ms;" \
-       "GPU memory peak $(cut -d, -f1 "$OUT/gpu-mem100.csv" | sort -n | tail -1) MiB" | tee -a "$OUT/concurrent100.txt"
-  cat "$OUT"/s100_*.txt | grep -v -x "$want" | sort | uniq -c | head -5 | tee -a "$OUT/concurrent100.txt"
-  rm -f "$OUT"/s100_*.txt
-  psql -X -c "SELECT * FROM simjoin_devices()" | tee -a "$OUT/concurrent100.txt"
+  many_sessions c100 1.8 concurrent100
 fi
 
 if [[ $steps == *" faults "* ]]; then

@@ -239,6 +239,7 @@ bool stream_pairs(const PairProducer& producer, const PipelineOptions& options, 
   }
   if (!wait_for_stream(main.get(), sink)) return false;
   stats.candidates += summary.data()[0];
+  sink.progress(stats.candidates);  // the count pass has evaluated every candidate
   const std::uint64_t direct_total = summary.data()[1];
   const bool direct_fits = direct_capacity > 0 && direct_total <= direct_capacity;
   stats.phase_seconds.emplace_back("count", seconds_since(phase_start));

@@ -96,10 +96,12 @@ bool BatchWriter::flush() {
   return queue_.push(batch_);
 }
 
-DrainResult drain_to_sink(BatchQueue& queue, PairSink& sink, std::chrono::milliseconds poll) {
+DrainResult drain_to_sink(BatchQueue& queue, PairSink& sink, std::chrono::milliseconds poll,
+                          const std::atomic<std::uint64_t>* candidates_done) {
   DrainResult result;
   OwnedPairBatch batch;
   for (;;) {
+    if (candidates_done) sink.progress(candidates_done->load(std::memory_order_relaxed));
     const BatchQueue::PopResult popped = queue.pop(batch, poll);
     if (popped == BatchQueue::PopResult::Finished) break;
     if (popped == BatchQueue::PopResult::Batch) {
@@ -176,7 +178,9 @@ PipelineResult run_batch_pipeline(std::size_t units, int threads, std::size_t ba
         if (writer.stopped()) break;
         const std::size_t unit = next_unit.fetch_add(1, std::memory_order_relaxed);
         if (unit >= units) break;
+        const std::uint64_t before = writer.candidates;
         work(unit, writer);
+        candidates.fetch_add(writer.candidates - before, std::memory_order_relaxed);
       }
       writer.flush();
     } catch (...) {
@@ -186,14 +190,14 @@ PipelineResult run_batch_pipeline(std::size_t units, int threads, std::size_t ba
       }
       queue.request_stop();
     }
-    candidates.fetch_add(writer.candidates, std::memory_order_relaxed);
     queue.producer_done();
   };
 
   WorkerGroup group(queue);
   group.start(workers, worker_body);
-  const DrainResult drained = drain_to_sink(queue, sink);
+  const DrainResult drained = drain_to_sink(queue, sink, std::chrono::milliseconds(100), &candidates);
   group.join();
+  sink.progress(candidates.load());
   if (first_error) std::rethrow_exception(first_error);
 
   result.batches = drained.batches;

@@ -104,8 +104,10 @@ struct DrainResult {
 // The consumer loop, on the calling thread: hands every batch to sink.consume and polls
 // sink.keep_going after each batch and at least every `poll` while waiting. Returns when the queue
 // is finished or the sink asked to stop (the stop is then already requested on the queue).
+// `candidates_done` (optional): the producers' finished candidates, passed to sink.progress.
 DrainResult drain_to_sink(BatchQueue& queue, PairSink& sink,
-                          std::chrono::milliseconds poll = std::chrono::milliseconds(100));
+                          std::chrono::milliseconds poll = std::chrono::milliseconds(100),
+                          const std::atomic<std::uint64_t>* candidates_done = nullptr);
 
 struct PipelineResult {
   std::uint64_t batches = 0;

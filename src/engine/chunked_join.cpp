@@ -59,6 +59,13 @@ class RemappingSink : public PairSink {
     return !stopped_;
   }
 
+  // The chunk's progress after the finished chunks' candidates (add_finished).
+  void progress(std::uint64_t candidates_done) override { out_.progress(finished_ + candidates_done); }
+  void add_finished(std::uint64_t candidates) {
+    finished_ += candidates;
+    out_.progress(finished_);
+  }
+
   bool stopped() const { return stopped_; }
   std::uint64_t batches() const { return batches_; }
   std::uint64_t pairs() const { return pairs_; }
@@ -79,6 +86,7 @@ class RemappingSink : public PairSink {
   bool self_match_ = false;
   SelfPairs mode_ = SelfPairs::All;
   bool stopped_ = false;
+  std::uint64_t finished_ = 0;
   std::uint64_t batches_ = 0;
   std::uint64_t pairs_ = 0;
 };
@@ -156,6 +164,7 @@ JoinStats run_chunked_join(const PointSet& left, const PointSet* right, const Jo
         const JoinStats inner = join_chunk(a.points, diagonal ? nullptr : &b.points, spec, remap);
         ++ran;
         add_chunk_stats(inner, stats, algorithms);
+        remap.add_finished(inner.candidates);
         if (inner.stopped || remap.stopped()) return false;
       }
     }

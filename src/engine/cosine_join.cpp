@@ -86,6 +86,7 @@ class CosineRefineSink : public PairSink {
                                   kept_left_.size()});
   }
   bool keep_going() override { return out_.keep_going(); }
+  void progress(std::uint64_t candidates_done) override { out_.progress(candidates_done); }
 
   std::uint64_t pairs() const { return pairs_; }
   std::uint64_t batches() const { return batches_; }

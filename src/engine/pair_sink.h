@@ -25,6 +25,9 @@ class PairSink {
   // Polled between batches and at least every 100 ms while the engine works. Return false to
   // stop (query cancel, statement_timeout). Must not throw or longjmp.
   virtual bool keep_going() { return true; }
+  // Progress: the candidate pairs (distance evaluations) the join has finished so far, never
+  // decreasing; called now and then (between batches, after a phase). Must not throw or longjmp.
+  virtual void progress(std::uint64_t /*candidates_done*/) {}
 };
 
 }  // namespace simjoin

@@ -18,6 +18,7 @@ extern "C" {
 
 #include "cpu_thread_cap.h"
 #include "device_choice.h"
+#include "work_estimate.h"
 #include "engine_runner.h"
 #include "gpu_backend.h"
 #include "join_backend.h"
@@ -177,6 +178,9 @@ class ServiceStream : public BatchSource {
                                                       : right_in_place ? "read in place" : "copied");
     job_->magic = kJobMagic;
 
+    // The progress report's denominator (simjoin_jobs): the engine's work, sampled.
+    const double estimated_candidates =
+        estimate_join_work(left_, has_right_ ? &right_ : nullptr, spec_).candidates;
     SpinLockAcquire(&shared->mutex);
     for (int s = 0; s < kMaxJobs && slot_ < 0; ++s) {
       JobSlot& slot = shared->jobs[s];
@@ -191,7 +195,8 @@ class ServiceStream : public BatchSource {
       slot.device = -1;
       slot.want_bytes = wanted_bytes(left_.n + n_right, dim);
       slot.reserved_bytes = 0;
-      slot.candidates_estimate = left_.n * (has_right_ ? right_.n : left_.n);
+      slot.candidates_estimate = static_cast<std::uint64_t>(estimated_candidates);
+      slot.candidates_done.store(0);
       slot.backend_released = false;
       slot.service_released = false;
       slot.withdrawn.store(0);

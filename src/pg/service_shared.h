@@ -59,7 +59,8 @@ struct JobSlot {
   std::int32_t device;          // -1 while queued
   std::uint64_t want_bytes;     // the reservation the job asks for
   std::uint64_t reserved_bytes; // granted (less than wanted: the join runs in chunks)
-  std::uint64_t candidates_estimate;  // n_left * n_right (the brute-force bound)
+  std::uint64_t candidates_estimate;  // the sampled estimate of the join's candidate pairs
+  std::atomic<std::uint64_t> candidates_done;  // the engine's progress (PairSink::progress)
   // Released by each party when it is done with the slot; the second one frees it.
   bool backend_released;
   bool service_released;

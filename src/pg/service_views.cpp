@@ -92,8 +92,8 @@ extern "C" Datum simjoin_jobs(PG_FUNCTION_ARGS) {
     const TimestampTz submitted = slot.submitted_at, started = slot.started_at;
     SpinLockRelease(&shared->mutex);
     if (state == JobState::Free) continue;
-    Datum values[11];
-    bool nulls[11] = {false};
+    Datum values[12];
+    bool nulls[12] = {false};
     values[0] = Int64GetDatum(static_cast<int64>(job_id));
     values[1] = Int32GetDatum(pid);
     values[2] = CStringGetTextDatum(job_state_name(state));
@@ -102,10 +102,11 @@ extern "C" Datum simjoin_jobs(PG_FUNCTION_ARGS) {
     values[4] = Int64GetDatum(static_cast<int64>(wanted));
     values[5] = Int64GetDatum(static_cast<int64>(reserved));
     values[6] = Int64GetDatum(static_cast<int64>(slot.pairs.load()));
-    values[7] = Int64GetDatum(static_cast<int64>(estimate));
-    values[8] = TimestampTzGetDatum(submitted);
-    values[9] = Float8GetDatum(static_cast<double>((started ? started : now) - submitted) / 1e6);
-    values[10] = Float8GetDatum(started ? static_cast<double>(now - started) / 1e6 : 0.0);
+    values[7] = Int64GetDatum(static_cast<int64>(slot.candidates_done.load()));
+    values[8] = Int64GetDatum(static_cast<int64>(estimate));
+    values[9] = TimestampTzGetDatum(submitted);
+    values[10] = Float8GetDatum(static_cast<double>((started ? started : now) - submitted) / 1e6);
+    values[11] = Float8GetDatum(started ? static_cast<double>(now - started) / 1e6 : 0.0);
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   }
   PG_RETURN_NULL();

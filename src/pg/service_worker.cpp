@@ -118,6 +118,10 @@ class RingSink : public PairSink {
     return !stopping.load() && slot_->withdrawn.load() == 0;
   }
 
+  void progress(std::uint64_t candidates_done) override {
+    slot_->candidates_done.store(candidates_done, std::memory_order_relaxed);
+  }
+
   bool published() const { return published_; }
 
  private:

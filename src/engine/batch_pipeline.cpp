@@ -86,12 +86,20 @@ void BatchQueue::recycle(OwnedPairBatch&& batch) {
   if (spare_.size() < capacity_) spare_.push_back(std::move(batch));
 }
 
-BatchWriter::BatchWriter(BatchQueue& queue, std::size_t batch_pairs)
-    : queue_(queue), batch_pairs_(std::max<std::size_t>(1, batch_pairs)) {
+BatchWriter::BatchWriter(BatchQueue& queue, std::size_t batch_pairs,
+                         std::atomic<std::uint64_t>* candidates_done)
+    : queue_(queue), candidates_done_(candidates_done),
+      batch_pairs_(std::max<std::size_t>(1, batch_pairs)) {
   batch_.reserve(std::min<std::size_t>(batch_pairs_, 1u << 16));
 }
 
+void BatchWriter::publish_candidates() {
+  if (candidates_done_) candidates_done_->fetch_add(candidates - published_, std::memory_order_relaxed);
+  published_ = candidates;
+}
+
 bool BatchWriter::flush() {
+  publish_candidates();
   if (batch_.size() == 0) return !stopped();
   return queue_.push(batch_);
 }
@@ -172,15 +180,14 @@ PipelineResult run_batch_pipeline(std::size_t units, int threads, std::size_t ba
   std::exception_ptr first_error;
 
   auto worker_body = [&] {
-    BatchWriter writer(queue, batch_pairs);
+    BatchWriter writer(queue, batch_pairs, &candidates);
     try {
       for (;;) {
         if (writer.stopped()) break;
         const std::size_t unit = next_unit.fetch_add(1, std::memory_order_relaxed);
         if (unit >= units) break;
-        const std::uint64_t before = writer.candidates;
         work(unit, writer);
-        candidates.fetch_add(writer.candidates - before, std::memory_order_relaxed);
+        writer.publish_candidates();
       }
       writer.flush();
     } catch (...) {
@@ -190,6 +197,7 @@ PipelineResult run_batch_pipeline(std::size_t units, int threads, std::size_t ba
       }
       queue.request_stop();
     }
+    writer.publish_candidates();
     queue.producer_done();
   };
 

@@ -73,7 +73,9 @@ class BatchQueue {
 // A producer's thread-local batch: add() pairs, full batches go to the queue.
 class BatchWriter {
  public:
-  BatchWriter(BatchQueue& queue, std::size_t batch_pairs);
+  // candidates_done (optional): the pipeline's progress counter, which publish_candidates feeds.
+  BatchWriter(BatchQueue& queue, std::size_t batch_pairs,
+              std::atomic<std::uint64_t>* candidates_done = nullptr);
   // Appends one pair; pushes the batch when full. Returns false once the join must stop.
   bool add(std::uint32_t left, std::uint32_t right, double distance) {
     batch_.left.push_back(left);
@@ -82,8 +84,11 @@ class BatchWriter {
     if (batch_.size() >= batch_pairs_) return flush();
     return !stopped();
   }
-  // Pushes the partial batch (if any). Returns false once the join must stop.
+  // Pushes the partial batch (if any), after publish_candidates. Returns false once the join must
+  // stop.
   bool flush();
+  // Adds the candidates counted since the last call to the progress counter.
+  void publish_candidates();
   // Producers check this between small pieces of work (a point, a cell) to stop promptly.
   bool stopped() const { return queue_.stop_requested(); }
 
@@ -91,6 +96,8 @@ class BatchWriter {
 
  private:
   BatchQueue& queue_;
+  std::atomic<std::uint64_t>* candidates_done_;
+  std::uint64_t published_ = 0;
   const std::size_t batch_pairs_;
   OwnedPairBatch batch_;
 };

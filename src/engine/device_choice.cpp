@@ -39,13 +39,12 @@ DeviceEstimate estimate_devices(const JoinWork& work, int cpu_threads, double pa
 }
 
 bool auto_prefers_gpu(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                      int cpu_threads, DeviceEstimate* estimate) {
+                      int cpu_threads, std::optional<JoinWork>* work) {
   const double pairs = static_cast<double>(left.n) * static_cast<double>(right ? right->n : left.n);
   if (!std::isfinite(spec.eps) || spec.eps < 0.0 || pairs < kAutoEstimateFromPairs) return false;
-  const JoinWork work = estimate_join_work(left, right, spec);
-  const DeviceEstimate e = estimate_devices(work, cpu_threads, work.pairs);
-  if (estimate) *estimate = e;
-  return e.gpu;
+  const JoinWork estimated = estimate_join_work(left, right, spec);
+  if (work) *work = estimated;
+  return estimate_devices(estimated, cpu_threads, estimated.pairs).gpu;
 }
 
 }  // namespace simjoin

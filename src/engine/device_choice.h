@@ -4,6 +4,8 @@
 // "Choosing the device").
 #pragma once
 
+#include <optional>
+
 #include "types.h"
 #include "work_estimate.h"
 
@@ -41,10 +43,10 @@ DeviceEstimate estimate_devices(const JoinWork& work, int cpu_threads, double pa
 
 // Device::Auto's choice for a join (the GPU's availability aside): the CPU for fewer than
 // kAutoEstimateFromPairs point pairs (n_left * n_right: the GPU's fixed cost alone exceeds their
-// engine time) and for eps not finite; else estimate_devices on the sampled work. estimate
-// (optional) gets the figures when they were computed.
+// engine time) and for eps not finite; else estimate_devices on the sampled work. `work`
+// (optional) gets that work when it was estimated.
 constexpr double kAutoEstimateFromPairs = 1e7;
 bool auto_prefers_gpu(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                      int cpu_threads, DeviceEstimate* estimate = nullptr);
+                      int cpu_threads, std::optional<JoinWork>* work = nullptr);
 
 }  // namespace simjoin

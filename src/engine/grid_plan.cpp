@@ -28,7 +28,6 @@ constexpr double kWidthMargin = 1e-5;
 constexpr double kMinCellWidth = 1e-150;
 constexpr double kMaxCellsPerDim = 1073741824.0;  // 2^30: keeps v small, see above
 constexpr double kMaxKeySpace = 4611686018427387904.0;  // 2^62: linear cell keys fit in 64 bits
-constexpr int kMaxChosenK = 6;
 constexpr std::size_t kCostProbeSample = 256;
 constexpr std::size_t kCostBuildSample = 4096;
 constexpr double kLookupCost = 15.0;  // one stencil cell lookup, in units of a distance term
@@ -69,7 +68,7 @@ std::vector<Range> finite_ranges(const PointSet& left, const PointSet* right, in
 // The cell width when the first k dimensions of `order` are indexed.
 double cell_width_for(double eps, const std::vector<Range>& ranges, const std::vector<int>& order,
                       int k) {
-  double width = std::max(eps * (1.0 + kWidthMargin), kMinCellWidth);
+  double width = narrowest_cell_width(eps);
   for (int i = 0; i < k; ++i) width = std::max(width, ranges[order[i]].width() / kMaxCellsPerDim);
   return width;
 }
@@ -174,6 +173,18 @@ std::vector<GridWork> sampled_grid_work(const GridSamples& samples,
   return work;
 }
 
+double narrowest_cell_width(double eps) {
+  return std::max(eps * (1.0 + kWidthMargin), kMinCellWidth);
+}
+
+std::vector<int> dimensions_by_variance(const std::vector<double>& variance) {
+  std::vector<int> order(variance.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return variance[a] > variance[b]; });
+  return order;
+}
+
 GridWork cheapest_grid_work(const std::vector<GridWork>& work) {
   GridWork best;
   best.k = 1;
@@ -203,10 +214,7 @@ GridPlan plan_grid(const PointSet& left, const PointSet* right, double eps, Metr
   }
 
   GridPlan plan;
-  plan.order.resize(dim);
-  std::iota(plan.order.begin(), plan.order.end(), 0);
-  std::stable_sort(plan.order.begin(), plan.order.end(),
-                   [&](int a, int b) { return variance[a] > variance[b]; });
+  plan.order = dimensions_by_variance(variance);
 
   const int k_limit = requested_k > 0 ? std::min(requested_k, indexable)
                                       : std::min(kMaxChosenK, indexable);

@@ -33,6 +33,16 @@ struct GridPlan {
 GridPlan plan_grid(const PointSet& left, const PointSet* right, double eps, Metric metric,
                    int requested_k, int threads = 0);
 
+// The largest k plan_grid chooses (without requested_k).
+constexpr int kMaxChosenK = 6;
+
+// The narrowest cell for eps: eps widened for rounding (see plan_grid's analysis), never below
+// the smallest width the grid keeps.
+double narrowest_cell_width(double eps);
+
+// REORDER: the dimensions by decreasing variance (ties keep their order).
+std::vector<int> dimensions_by_variance(const std::vector<double>& variance);
+
 // The grid's work for one k, measured on samples of the inputs: the candidate pairs (points in
 // adjacent cells of the first k indexed dimensions) and the probe side's distinct cells, both
 // scaled to the full inputs, and their cost in units of one distance term:

@@ -14,7 +14,20 @@ std::size_t sample_size(std::size_t n) {
   return std::min(kMaxSample, std::max(std::min(n, kMinSample), n / 100));
 }
 
-// Variance of every dimension over the sampled points (0 without samples).
+}  // namespace
+
+std::vector<const double*> sample_points(const PointSet& set, std::size_t target) {
+  std::vector<const double*> sample;
+  target = std::min(target, set.n);
+  sample.reserve(target);
+  for (std::size_t s = 0; s < target; ++s) {
+    const double* p = set.point(static_cast<std::size_t>(
+        static_cast<unsigned __int128>(s) * set.n / target));
+    if (is_finite_point(p, set.dim)) sample.push_back(p);
+  }
+  return sample;
+}
+
 std::vector<double> sample_variances(const std::vector<const double*>& sample, std::size_t dim) {
   std::vector<double> variance(dim, 0.0);
   if (sample.empty()) return variance;
@@ -29,19 +42,6 @@ std::vector<double> sample_variances(const std::vector<const double*>& sample, s
   return variance;
 }
 
-}  // namespace
-
-std::vector<const double*> sample_points(const PointSet& set, std::size_t target) {
-  std::vector<const double*> sample;
-  target = std::min(target, set.n);
-  sample.reserve(target);
-  for (std::size_t s = 0; s < target; ++s) {
-    const double* p = set.point(static_cast<std::size_t>(
-        static_cast<unsigned __int128>(s) * set.n / target));
-    if (is_finite_point(p, set.dim)) sample.push_back(p);
-  }
-  return sample;
-}
 
 std::vector<double> sampled_variances(const PointSet& left, const PointSet* right) {
   std::vector<const double*> sample = sample_points(left, sample_size(left.n));

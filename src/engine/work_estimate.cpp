@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <unordered_map>
 #include <vector>
 
@@ -18,8 +17,6 @@ namespace {
 
 constexpr std::size_t kProbeSample = 256;
 constexpr std::size_t kBuildSample = 2048;
-constexpr int kMaxIndexedDims = 6;     // plan_grid's largest chosen k
-constexpr double kWidthMargin = 1e-5;  // plan_grid's
 
 // The sampled points as unit vectors (cosine joins run on them), each source point once (a
 // self-join's samples share points); points without a direction go.
@@ -126,27 +123,16 @@ JoinWork estimate_join_work(const PointSet& left, const PointSet* right, const J
   }
   if (samples.probe.empty() || samples.built.empty()) return brute_force_work(work);
 
-  // Per dimension: the samples' lowest value (the origin) and variance (the index order).
+  // The grid on the samples: origin at their lowest values, dimensions indexed as plan_grid
+  // orders them (by the samples' variance).
+  std::vector<const double*> both = samples.probe;
+  both.insert(both.end(), samples.built.begin(), samples.built.end());
   std::vector<double> origin(left.dim, std::numeric_limits<double>::infinity());
-  std::vector<double> sum(left.dim, 0.0), sum_squares(left.dim, 0.0);
-  double count = 0.0;
-  for (const auto* side : {&samples.probe, &samples.built}) {
-    for (const double* p : *side) {
-      for (std::size_t j = 0; j < left.dim; ++j) {
-        origin[j] = std::min(origin[j], p[j]);
-        sum[j] += p[j];
-        sum_squares[j] += p[j] * p[j];
-      }
-      count += 1.0;
-    }
-  }
-  std::vector<int> order(left.dim);
-  std::iota(order.begin(), order.end(), 0);
-  auto variance = [&](int j) { return sum_squares[j] / count - (sum[j] / count) * (sum[j] / count); };
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return variance(a) > variance(b); });
-
-  const int k_max = static_cast<int>(std::min<std::size_t>(kMaxIndexedDims, left.dim));
-  const double width = std::max(radius * (1.0 + kWidthMargin), 1e-150);
+  for (const double* p : both)
+    for (std::size_t j = 0; j < left.dim; ++j) origin[j] = std::min(origin[j], p[j]);
+  const std::vector<int> order = dimensions_by_variance(sample_variances(both, left.dim));
+  const int k_max = static_cast<int>(std::min<std::size_t>(kMaxChosenK, left.dim));
+  const double width = narrowest_cell_width(radius);
   const GridWork best = cheapest_grid_work(sampled_grid_work(samples, origin, width, order, k_max));
   if (!std::isfinite(best.cost)) return brute_force_work(work);
   work.candidates = best.candidates;

@@ -32,10 +32,11 @@ namespace {
 // Hands the service job's batches to the sink on this thread; stops on an interrupt or when the
 // sink says so.
 JoinStats drain_service_job(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                            PairSink& sink, std::string* note) {
+                            std::optional<JoinWork> work, PairSink& sink, std::string* note) {
   PairStream::Options options = stream_options();
   options.keep_distance = true;
-  std::unique_ptr<BatchSource> source = submit_to_service(left, right, spec, options);
+  std::unique_ptr<BatchSource> source =
+      submit_to_service(left, right, spec, options, std::move(work));
   StreamBatch batch;
   for (;;) {
     const BatchSource::Next next = source->next(&batch, std::chrono::milliseconds(50));
@@ -57,8 +58,9 @@ JoinStats drain_service_job(const PointSet& left, const PointSet* right, const J
 JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      PairSink& sink) {
   std::string note;
-  if (route_join(left, right, spec, &note) == Device::Gpu) {
-    JoinStats stats = drain_service_job(left, right, spec, sink, &note);
+  std::optional<JoinWork> work;
+  if (route_join(left, right, spec, &note, &work) == Device::Gpu) {
+    JoinStats stats = drain_service_job(left, right, spec, std::move(work), sink, &note);
     report_join(stats, note);
     return stats;
   }

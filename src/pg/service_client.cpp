@@ -18,7 +18,6 @@ extern "C" {
 
 #include "cpu_thread_cap.h"
 #include "device_choice.h"
-#include "work_estimate.h"
 #include "engine_runner.h"
 #include "gpu_backend.h"
 #include "join_backend.h"
@@ -82,8 +81,8 @@ class LocalStream : public BatchSource {
 class ServiceStream : public BatchSource {
  public:
   ServiceStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                PairStream::Options options)
-      : options_(std::move(options)), left_(left), spec_(spec) {
+                PairStream::Options options, std::optional<JoinWork> work)
+      : options_(std::move(options)), left_(left), spec_(spec), work_(std::move(work)) {
     if (right) right_ = *right;
     has_right_ = right != nullptr;
     pg_call([&] { create_job(); });
@@ -180,7 +179,8 @@ class ServiceStream : public BatchSource {
 
     // The progress report's denominator (simjoin_jobs): the engine's work, sampled.
     const double estimated_candidates =
-        estimate_join_work(left_, has_right_ ? &right_ : nullptr, spec_).candidates;
+        (work_ ? *work_ : estimate_join_work(left_, has_right_ ? &right_ : nullptr, spec_))
+            .candidates;
     SpinLockAcquire(&shared->mutex);
     for (int s = 0; s < kMaxJobs && slot_ < 0; ++s) {
       JobSlot& slot = shared->jobs[s];
@@ -282,6 +282,7 @@ class ServiceStream : public BatchSource {
   PointSet right_;
   bool has_right_ = false;
   JoinSpec spec_;
+  std::optional<JoinWork> work_;  // the sampled work, when route_join estimated it
   dsm_segment* segment_ = nullptr;
   JobHeader* job_ = nullptr;
   int slot_ = -1;
@@ -320,7 +321,7 @@ bool service_ready(std::string* why) {
 }
 
 Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                  std::string* note) {
+                  std::string* note, std::optional<JoinWork>* work) {
   std::string why;
   switch (spec.device) {
     case Device::Cpu:
@@ -334,22 +335,24 @@ Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& s
     case Device::Auto:
     default: {
       const bool gpu = service_ready(nullptr) &&
-                       auto_prefers_gpu(left, right, spec, cpu_threads_free(spec.threads));
+                       auto_prefers_gpu(left, right, spec, cpu_threads_free(spec.threads), work);
       return gpu ? Device::Gpu : Device::Cpu;
     }
   }
 }
 
 std::unique_ptr<BatchSource> submit_to_service(const PointSet& left, const PointSet* right,
-                                               const JoinSpec& spec, PairStream::Options options) {
-  return std::make_unique<ServiceStream>(left, right, spec, std::move(options));
+                                               const JoinSpec& spec, PairStream::Options options,
+                                               std::optional<JoinWork> work) {
+  return std::make_unique<ServiceStream>(left, right, spec, std::move(options), std::move(work));
 }
 
 std::unique_ptr<BatchSource> start_join(const PointSet& left, const PointSet* right,
                                         const JoinSpec& spec, PairStream::Options options) {
   std::string note;
-  if (route_join(left, right, spec, &note) == Device::Gpu)
-    return submit_to_service(left, right, spec, std::move(options));
+  std::optional<JoinWork> work;
+  if (route_join(left, right, spec, &note, &work) == Device::Gpu)
+    return submit_to_service(left, right, spec, std::move(options), std::move(work));
   return std::make_unique<LocalStream>(left, right, spec, std::move(options), std::move(note));
 }
 

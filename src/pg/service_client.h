@@ -7,9 +7,11 @@ extern "C" {
 }
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "pair_stream.h"
+#include "work_estimate.h"
 
 namespace simjoin::pg {
 
@@ -19,16 +21,20 @@ bool service_ready(std::string* why);
 // The device a join runs on, from simjoin.device: Device::Gpu means the GPU service, Device::Cpu
 // this backend's CPU engine. simjoin.device = gpu without a ready service raises an ERROR, or
 // (simjoin.gpu_error = fallback) sets *note to the reason and picks the CPU. auto picks the
-// service when it is ready and the join has at least 10^8 point pairs. Inside cpp_guard.
+// service when it is ready and auto_prefers_gpu (device_choice.h) says so; *work then holds the
+// sampled work it weighed, if it estimated one. Inside cpp_guard.
 Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                  std::string* note);
+                  std::string* note, std::optional<JoinWork>* work);
 
 // Submits the join to the service and returns the stream of its result. `options` as for a
 // PairStream: on a service failure before the first batch, cpu_fallback reruns the join on this
-// backend's CPU engine (with a fallback note); `interrupted` stops it. The points are copied into
-// the job's segment; they need not outlive the call. Inside cpp_guard, on the backend's thread.
+// backend's CPU engine (with a fallback note); `interrupted` stops it. Points the backend built in
+// shared memory (shared_points.h) are read there and must outlive the stream; others are copied
+// into the job's segment. `work`: the sampled work route_join weighed (estimated here when
+// absent), the progress report's denominator. Inside cpp_guard, on the backend's thread.
 std::unique_ptr<BatchSource> submit_to_service(const PointSet& left, const PointSet* right,
-                                               const JoinSpec& spec, PairStream::Options options);
+                                               const JoinSpec& spec, PairStream::Options options,
+                                               std::optional<JoinWork> work);
 
 // The join's result, wherever it runs: a job of the service (route Device::Gpu) or a PairStream
 // on this backend's CPU engine. `note` (the route's fallback reason) is reported with the stats.

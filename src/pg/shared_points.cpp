@@ -74,13 +74,10 @@ bool join_points_shared() {
 
 double* grow_join_points(MemoryContext context, double* old, Size used_bytes, Size new_bytes,
                          bool shared) {
-  if (!(shared && new_bytes >= kSharedFromBytes)) {
-    if (!old) return static_cast<double*>(MemoryContextAllocHuge(context, new_bytes));
-    if (!find(old)) return static_cast<double*>(repalloc_huge(old, new_bytes));
-  }
-  double* points = shared && new_bytes >= kSharedFromBytes
-                       ? new_segment(context, new_bytes)
-                       : static_cast<double*>(MemoryContextAllocHuge(context, new_bytes));
+  const bool in_segment = shared && new_bytes >= kSharedFromBytes;
+  if (!in_segment && old && !find(old)) return static_cast<double*>(repalloc_huge(old, new_bytes));
+  double* points = in_segment ? new_segment(context, new_bytes)
+                              : static_cast<double*>(MemoryContextAllocHuge(context, new_bytes));
   if (old) {
     std::memcpy(points, old, used_bytes);
     free_join_points(old);

@@ -2,7 +2,7 @@
 //
 //   simjoin_bench --data uniform|clustered|exponential|directions|csv:PATH --n N --dim D --eps E
 //                 [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto]
-//                 [--algorithm auto|grid|brute|lss] [--threads T] [--k K] [--self|--two N2]
+//                 [--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2]
 //                 [--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]
 //                 [--estimate-only]
 //
@@ -62,7 +62,7 @@ struct Options {
   std::cerr << "simjoin_bench: " << problem << "\n"
             << "usage: simjoin_bench --data uniform|clustered|exponential|directions|csv:PATH --n N --dim D "
                "--eps E [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto] "
-               "[--algorithm auto|grid|brute|lss] [--threads T] [--k K] [--self|--two N2] "
+               "[--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2] "
                "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only]\n";
   std::exit(2);
 }
@@ -241,7 +241,7 @@ JoinSpec make_spec(const Options& o) {
   if (o.algorithm == "auto") spec.algorithm = Algorithm::Auto;
   else if (o.algorithm == "grid") spec.algorithm = Algorithm::Grid;
   else if (o.algorithm == "brute") spec.algorithm = Algorithm::BruteForce;
-  else if (o.algorithm == "lss") spec.algorithm = Algorithm::Lss;
+  else if (o.algorithm == "szl") spec.algorithm = Algorithm::Szl;
   else usage("unknown --algorithm " + o.algorithm);
   return spec;
 }

@@ -323,8 +323,8 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
                    PairSink& sink) {
   check_inputs(left, right);
   if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
-  if (spec.algorithm == Algorithm::Lss)
-    throw Error("simjoin: LSS is not implemented in the GPU backend yet");
+  if (spec.algorithm == Algorithm::Szl)
+    throw Error("simjoin: the SZL join is not implemented on the GPU yet");
   const DeviceInfo& device = use_device();
   const std::size_t chunk_points = chunk_points_for(left, right, spec);
   if (chunk_points == 0) return run_join_in_memory(left, right, spec, sink);

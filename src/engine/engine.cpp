@@ -15,6 +15,7 @@
 #include "join_backend.h"
 #include "join_params.h"
 #include "phase_clock.h"
+#include "szl_join.h"
 
 namespace simjoin {
 namespace {
@@ -38,9 +39,26 @@ JoinStats stopped(JoinStats& stats) {
   return stats;
 }
 
+// The Set-of-Z-Lists join: the index on the smaller input (the only one for a self-join), then
+// the probe of every point of the other.
+PipelineResult run_szl_join(const PointSet& left, const PointSet* right, double eps,
+                            const JoinParams& params, PairSink& sink, PhaseClock& clock,
+                            JoinStats& stats) {
+  stats.algorithm = "szl";
+  const bool build_is_left = !right || left.n <= right->n;
+  const SzlIndex index = build_szl_index(build_is_left ? left : *right, 0, params.threads);
+  clock.mark("index");
+  if (!sink.keep_going()) return PipelineResult{0, 0, 0, true};
+  const PipelineResult result =
+      right ? szl_two_input_join(index, build_is_left ? *right : left, build_is_left, eps, params,
+                                 sink)
+            : szl_self_join(index, eps, params, sink);
+  clock.mark("join");
+  return result;
+}
+
 JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                        PairSink& sink) {
-  if (spec.algorithm == Algorithm::Lss) throw Error("simjoin: LSS runs only on the GPU");
   JoinStats stats;
   stats.device = "cpu";
   stats.algorithm = "none";
@@ -54,6 +72,11 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
   params.threads = resolve_thread_count(spec.threads);
   params.batch_pairs = spec.batch_pairs;
   PhaseClock clock(stats);
+
+  if (spec.algorithm == Algorithm::Szl && std::isfinite(spec.eps)) {
+    add_pipeline_result(run_szl_join(left, right, spec.eps, params, sink, clock, stats), stats);
+    return stats;
+  }
 
   // The grid needs a finite eps and at least one dimension it can index (plan.k > 0).
   std::optional<GridPlan> plan;
@@ -124,7 +147,7 @@ JoinBackend& gpu_backend() {
 }
 
 bool gpu_chosen_for_auto(const PointSet& left, const PointSet* right, const JoinSpec& spec) {
-  if (spec.algorithm == Algorithm::Lss) return gpu_usable(nullptr);  // GPU-only algorithm
+  if (spec.algorithm == Algorithm::Szl) return false;  // not on the GPU yet
   return gpu_usable(nullptr) &&
          auto_prefers_gpu(left, right, spec, resolve_thread_count(spec.threads));
 }

@@ -18,8 +18,9 @@ enum class Metric { Euclidean, Manhattan, Chebyshev, Cosine };
 enum class Device { Auto, Cpu, Gpu };
 
 // Which algorithm runs. Auto lets the engine choose (grid in general, brute force when the
-// grid cannot prune, e.g. eps = infinity).
-enum class Algorithm { Auto, Grid, BruteForce, Lss };
+// grid cannot prune, e.g. eps = infinity). Szl: the Set-of-Z-Lists join (szl_join.h), on request
+// only (brute force for eps = infinity).
+enum class Algorithm { Auto, Grid, BruteForce, Szl };
 
 // In a self-join: All = every ordered pair (i, j) with d(i, j) <= eps, (i, i) included, as SQL's
 // `FROM t a JOIN t b ON d <= eps` returns them; Unique = each unordered pair {i, j}, i != j, once,

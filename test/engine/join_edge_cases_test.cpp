@@ -113,9 +113,6 @@ TEST(EdgeCaseJoin, InvalidInputThrows) {
   EXPECT_THROW(run_join(too_many, nullptr, cpu_spec(1.0), sink), Error);
   const PointSet no_coords{nullptr, 10, 3};
   EXPECT_THROW(run_join(no_coords, nullptr, cpu_spec(1.0), sink), Error);
-  JoinSpec lss = cpu_spec(1.0);
-  lss.algorithm = Algorithm::Lss;
-  EXPECT_THROW(run_join(a_set, nullptr, lss, sink), Error);
   EXPECT_TRUE(sink.pairs.empty());
 }
 

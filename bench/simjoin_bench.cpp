@@ -4,11 +4,13 @@
 //                 [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto]
 //                 [--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2]
 //                 [--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]
-//                 [--estimate-only]
+//                 [--estimate-only] [--zsort]
 //
 // uniform: [0, range]^dim (range 100 by default); clustered: 100 gaussian blobs in [0, range]^dim,
 // sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of seed 004);
 // directions: n/100 directions in [-1, 1]^dim with noisy copies (for cosine);
+// --zsort: times the SZL index build of the left input with each curve sort (materialized Z keys
+// and the key-free comparator) and exits.
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
 #include <algorithm>
 #include <chrono>
@@ -26,6 +28,7 @@
 #include "engine.h"
 #include "gpu_backend.h"
 #include "join_backend.h"
+#include "szl_index.h"
 
 namespace {
 
@@ -56,6 +59,7 @@ struct Options {
   std::size_t batch = 1u << 16;
   bool verify = false;
   bool estimate_only = false;
+  bool zsort = false;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -63,7 +67,7 @@ struct Options {
             << "usage: simjoin_bench --data uniform|clustered|exponential|directions|csv:PATH --n N --dim D "
                "--eps E [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto] "
                "[--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2] "
-               "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only]\n";
+               "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only] [--zsort]\n";
   std::exit(2);
 }
 
@@ -93,6 +97,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--batch") o.batch = std::stoull(value());
     else if (arg == "--verify") o.verify = true;
     else if (arg == "--estimate-only") o.estimate_only = true;
+    else if (arg == "--zsort") o.zsort = true;
     else usage("unknown argument " + arg);
   }
   return o;
@@ -220,6 +225,19 @@ class CollectingSink : public PairSink {
   std::vector<Pair> pairs;
 };
 
+// ---- the curve sorts of the SZL index -----------------------------------------------------------
+
+void time_curve_sorts(const PointSet& points, int threads) {
+  for (const auto method : {simjoin::ZSortMethod::Keys, simjoin::ZSortMethod::Msb}) {
+    const auto start = std::chrono::steady_clock::now();
+    const simjoin::SzlIndex index = simjoin::build_szl_index(points, 0, threads, method);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("zsort: n=%zu dim=%zu curves=%zu method=%s index_s=%.4f\n", points.n, points.dim,
+                index.curves, method == simjoin::ZSortMethod::Keys ? "keys" : "msb", seconds);
+  }
+}
+
 // ---- spec --------------------------------------------------------------------------------------
 
 JoinSpec make_spec(const Options& o) {
@@ -282,6 +300,10 @@ int main(int argc, char** argv) {
   const PointSet right{right_coords.data(), dim == 0 ? 0 : right_coords.size() / dim, right_dim};
   const PointSet* right_ptr = o.two > 0 ? &right : nullptr;
   const JoinSpec spec = make_spec(o);
+  if (o.zsort) {
+    time_curve_sorts(left, o.threads);
+    return 0;
+  }
 
   // What Device::Auto weighs: the sampled work and each device's estimated time.
   {

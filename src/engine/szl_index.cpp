@@ -66,13 +66,18 @@ void for_each_parallel(std::size_t count, int threads, const Body& body) {
   if (first_error) std::rethrow_exception(first_error);
 }
 
-void sort_curve(const SzlIndex& index, std::size_t j, ZSortMethod method, std::uint32_t* ids) {
+// Sorts curve j's ids and writes their key prefixes.
+void sort_curve(const SzlIndex& index, std::size_t j, ZSortMethod method, std::uint32_t* ids,
+                std::uint64_t* prefixes) {
   const std::size_t dim = index.dim();
   const std::uint32_t shift = index.shifts[j];
   if (method == ZSortMethod::Msb) {
     std::sort(ids, ids + index.listed, [&](std::uint32_t a, std::uint32_t b) {
       return z_compare(index.quantized_point(a), shift, index.quantized_point(b), shift, dim) < 0;
     });
+    for (std::size_t k = 0; k < index.listed; ++k) {
+      prefixes[k] = z_key_prefix(index.quantized_point(ids[k]), dim, shift);
+    }
     return;
   }
   const std::size_t words = z_key_words(dim);
@@ -86,7 +91,10 @@ void sort_curve(const SzlIndex& index, std::size_t j, ZSortMethod method, std::u
     return z_key_compare(keys.data() + a * words, keys.data() + b * words, words) < 0;
   });
   std::vector<std::uint32_t> sorted(index.listed);
-  for (std::size_t k = 0; k < index.listed; ++k) sorted[k] = ids[rank[k]];
+  for (std::size_t k = 0; k < index.listed; ++k) {
+    sorted[k] = ids[rank[k]];
+    prefixes[k] = keys[rank[k] * words];
+  }
   std::copy(sorted.begin(), sorted.end(), ids);
 }
 
@@ -125,10 +133,11 @@ SzlIndex build_szl_index(const PointSet& points, std::size_t curves, int threads
   }
   index.listed = finite.size();
   index.order.resize(index.curves * index.listed);
+  index.prefixes.resize(index.curves * index.listed);
   for_each_parallel(index.curves, threads, [&](std::size_t j) {
     std::uint32_t* ids = index.order.data() + j * index.listed;
     std::copy(finite.begin(), finite.end(), ids);
-    sort_curve(index, j, method, ids);
+    sort_curve(index, j, method, ids, index.prefixes.data() + j * index.listed);
   });
   return index;
 }
@@ -136,8 +145,15 @@ SzlIndex build_szl_index(const PointSet& points, std::size_t curves, int threads
 CurveInterval curve_interval(const SzlIndex& index, std::size_t j, const std::uint32_t* low,
                              const std::uint32_t* high) {
   const std::uint32_t* ids = index.curve(j);
+  const std::uint64_t* prefixes = index.curve_prefixes(j);
   const std::uint32_t shift = index.shifts[j];
   const std::size_t dim = index.dim();
+  // The positions whose prefix ties with the corner's, where whole points decide.
+  const auto tied = [&](const std::uint32_t* corner, std::size_t from) {
+    const std::uint64_t prefix = z_key_prefix(corner, dim, shift);
+    const auto range = std::equal_range(prefixes + from, prefixes + index.listed, prefix);
+    return std::make_pair(ids + (range.first - prefixes), ids + (range.second - prefixes));
+  };
   const auto before = [&](std::uint32_t id, const std::uint32_t* corner) {
     return z_compare(index.quantized_point(id), shift, corner, shift, dim) < 0;
   };
@@ -145,10 +161,12 @@ CurveInterval curve_interval(const SzlIndex& index, std::size_t j, const std::ui
     return z_compare(corner, shift, index.quantized_point(id), shift, dim) < 0;
   };
   CurveInterval interval;
+  const auto low_ties = tied(low, 0);
   interval.first = static_cast<std::size_t>(
-      std::lower_bound(ids, ids + index.listed, low, before) - ids);
+      std::lower_bound(low_ties.first, low_ties.second, low, before) - ids);
+  const auto high_ties = tied(high, interval.first);
   interval.last = static_cast<std::size_t>(
-      std::upper_bound(ids + interval.first, ids + index.listed, high, after) - ids);
+      std::upper_bound(high_ties.first, high_ties.second, high, after) - ids);
   return interval;
 }
 

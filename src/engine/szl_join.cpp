@@ -12,6 +12,9 @@ namespace simjoin {
 namespace {
 
 constexpr std::size_t kStopCheckEvery = 4096;  // walked positions between stop checks
+// The walk visits points in curve order, scattered in memory: their coordinates are fetched this
+// many positions ahead.
+constexpr std::size_t kPrefetchAhead = 8;
 
 // Quantized corners of the search box of point `a`: every point b with |b_j - a_j| < radius in
 // every dimension (and, for `half`, b_0 >= a_0) has low <= quantized(b) <= high. The corners are
@@ -56,6 +59,9 @@ bool walk_interval(const SzlIndex& index, const double* a, bool half, double rad
   for (std::size_t k = chosen.interval.first; k < chosen.interval.last; ++k) {
     if ((k - chosen.interval.first) % kStopCheckEvery == kStopCheckEvery - 1 && out.stopped()) {
       return false;
+    }
+    if (k + kPrefetchAhead < chosen.interval.last) {
+      __builtin_prefetch(index.points.point(ids[k + kPrefetchAhead]));
     }
     const std::uint32_t id = ids[k];
     if (!wanted(id)) continue;

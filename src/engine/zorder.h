@@ -42,21 +42,38 @@ SIMJOIN_HD inline std::size_t z_key_words(std::size_t dim) {
   return (dim * kZBits + 63) / 64;
 }
 
-// Interleaves the coordinates q[j] + shift into key[0 .. z_key_words(dim)), word 0 most
-// significant. Bit g of the key (g = 0 the most significant) is bit (31 - g / dim) of dimension
-// g % dim.
-SIMJOIN_HD inline void z_key(const std::uint32_t* q, std::size_t dim, std::uint32_t shift,
-                             std::uint64_t* key) {
-  const std::size_t words = z_key_words(dim);
-  for (std::size_t w = 0; w < words; ++w) key[w] = 0;
-  for (std::size_t j = 0; j < dim; ++j) {
-    const std::uint32_t c = q[j] + shift;
-    std::size_t g = j;
-    for (int level = kZBits - 1; level >= 0; --level, g += dim) {
-      const std::uint64_t bit = (c >> level) & 1u;
-      key[g / 64] |= bit << (63 - g % 64);
+// Interleaves the coordinates q[j] + shift into the first `words` words of the key (word 0 most
+// significant; z_key_words(dim) words make the whole key). Bit g of the key (g = 0 the most
+// significant) is bit (31 - g / dim) of dimension g % dim.
+SIMJOIN_HD inline void z_key_head(const std::uint32_t* q, std::size_t dim, std::uint32_t shift,
+                                  std::uint64_t* key, std::size_t words) {
+  std::uint64_t word = 0;
+  int filled = 0;
+  for (int level = kZBits - 1; level >= 0; --level) {
+    for (std::size_t j = 0; j < dim; ++j) {
+      word = (word << 1) | (((q[j] + shift) >> level) & 1u);
+      if (++filled == 64) {
+        *key++ = word;
+        if (--words == 0) return;
+        word = 0;
+        filled = 0;
+      }
     }
   }
+  if (filled > 0) *key = word << (64 - filled);
+}
+
+SIMJOIN_HD inline void z_key(const std::uint32_t* q, std::size_t dim, std::uint32_t shift,
+                             std::uint64_t* key) {
+  z_key_head(q, dim, shift, key, z_key_words(dim));
+}
+
+// The most significant word of the key: sorting on it is sorting on the key's prefix.
+SIMJOIN_HD inline std::uint64_t z_key_prefix(const std::uint32_t* q, std::size_t dim,
+                                             std::uint32_t shift) {
+  std::uint64_t word = 0;
+  z_key_head(q, dim, shift, &word, 1);
+  return word;
 }
 
 // Word-by-word comparison of two keys of `words` words.

@@ -8,8 +8,10 @@
 #include <limits>
 #include <string>
 
+#include "distance.h"
 #include "join_scenarios.h"
 #include "random_join_cases.h"
+#include "szl_join.h"
 #include "test_support.h"
 
 namespace simjoin {
@@ -147,6 +149,29 @@ TEST(SzlJoin, StopsWhenTheSinkSaysSo) {
   const JoinStats stats = run_join(same.set(), nullptr, szl_spec(1.0), cancel);
   EXPECT_TRUE(stats.stopped);
   EXPECT_LT(seconds_since(start), 5.0);
+}
+
+// The index does not depend on eps: one build serves joins at several eps, both kinds.
+TEST(SzlJoin, OneIndexServesEveryEps) {
+  const Points points = blob_points(400, 5, 3, 3.0, 14);
+  const Points probe = blob_points(300, 5, 3, 3.0, 15);
+  const SzlIndex index = build_szl_index(points.set(), 0, 2);
+  const PointSet probe_set = probe.set();
+  for (double eps : {0.0, 0.5, 2.0, 8.0}) {
+    JoinParams params;
+    params.metric = Metric::Manhattan;
+    params.bound = accumulated_bound(eps, params.metric);
+    params.self_pairs = SelfPairs::Unique;
+    params.threads = 2;
+    params.batch_pairs = 64;
+    CollectingSink self, two;
+    szl_self_join(index, eps, params, self);
+    szl_two_input_join(index, probe_set, true, eps, params, two);
+    const PointSet set = points.set();
+    EXPECT_EQ(self.sorted(), oracle_join(set, nullptr, cpu_spec(eps, params.metric,
+                                                                 SelfPairs::Unique)));
+    EXPECT_EQ(two.sorted(), oracle_join(set, &probe_set, cpu_spec(eps, params.metric)));
+  }
 }
 
 TEST(SzlJoin, StatsNameThePhases) {

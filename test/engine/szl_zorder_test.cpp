@@ -88,6 +88,7 @@ TEST(SzlIndex, BothSortMethodsGiveOneOrder) {
     const SzlIndex keys = build_szl_index(points.set(), 0, 2, ZSortMethod::Keys);
     const SzlIndex msb = build_szl_index(points.set(), 0, 2, ZSortMethod::Msb);
     ASSERT_EQ(keys.order.size(), msb.order.size());
+    EXPECT_EQ(keys.prefixes, msb.prefixes);
     for (std::size_t j = 0; j < keys.curves; ++j) {
       for (std::size_t k = 0; k < keys.listed; ++k) {
         // Equal quantized points may come in either order: compare their coordinates.

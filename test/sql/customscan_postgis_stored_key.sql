@@ -62,6 +62,19 @@ SELECT * FROM pg_temp.cs_compare(
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM (SELECT * FROM sk_a WHERE id < 0) a JOIN sk_b b
      ON ST_DWithin(ST_Buffer(a.g, 0.5, 2), b.g, 1)');
+-- a self-join over one scan (the outer side borrows the inner side's rows, stored keys
+-- included), each pair once
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM sk_b a JOIN sk_b b
+     ON ST_DWithin(ST_Buffer(a.g, 0.1, 2), ST_Buffer(b.g, 0.1, 2), 0.3) AND a.id < b.id');
+-- the inner side spilled to disk: the stored keys with their rows
+SET work_mem = '64kB';
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM sk_a a JOIN sk_a b ON ST_DWithin(ST_Buffer(a.g, 0.5), ST_Buffer(b.g, 0.3), 1)');
+SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM sk_a a JOIN sk_a b
+                             ON ST_DWithin(ST_Buffer(a.g, 0.5), ST_Buffer(b.g, 0.3), 1)',
+                          'Inner Storage') AS inner_storage;
+RESET work_mem;
 -- rescans with another bound (a correlated subquery)
 CREATE TABLE sk_d (d float8);
 INSERT INTO sk_d VALUES (0), (0.5), (1), (NULL);

@@ -62,6 +62,10 @@ SELECT * FROM pg_temp.cs_compare(
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM (SELECT * FROM sk_a WHERE id < 0) a JOIN sk_b b
      ON ST_DWithin(ST_Buffer(a.g, 0.5, 2), b.g, 1)');
+-- an outer child that cannot project (an Append): the key column comes from a Result above it
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM (SELECT id, g FROM sk_a UNION ALL SELECT -id, g FROM sk_a) a
+     JOIN sk_b b ON ST_Distance(ST_Buffer(a.g, 0.1, 2), b.g) <= 0.3');
 -- a self-join over one scan (the outer side borrows the inner side's rows, stored keys
 -- included), each pair once
 SELECT * FROM pg_temp.cs_compare(

@@ -21,11 +21,15 @@ namespace simjoin::pg::cs {
 
 namespace {
 
-bool holds_param(Node* node, void*) {
+// A parameter, a subplan or a placeholder: left where PostgreSQL's plan evaluates it.
+bool not_movable(Node* node, void*) {
   if (node == nullptr) return false;
-  if (IsA(node, Param)) return true;
-  return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(holds_param)),
-                                nullptr);
+  if (IsA(node, Param) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) ||
+      IsA(node, SubLink) || IsA(node, PlaceHolderVar))
+    return true;
+  using Walker = bool (*)();
+  return expression_tree_walker(
+      node, reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(not_movable)), nullptr);
 }
 
 }  // namespace
@@ -33,11 +37,13 @@ bool holds_param(Node* node, void*) {
 bool key_stored_as_column(Expr* key, KeyKind kind, bool exact) {
   // Where the engine decides the clause, only wild rows' pairs read the key again: not worth a
   // column. A volatile key must be computed where PostgreSQL's plan computes it (per pair); a
-  // key reading a parameter changes between rescans (left as it was).
+  // key reading a parameter changes between rescans, and subplans and placeholders stay where
+  // the planner put them (left as they were).
   if (exact || kind != KEY_GEOMETRY) return false;
   Node* node = reinterpret_cast<Node*>(key);
-  while (IsA(node, RelabelType)) node = reinterpret_cast<Node*>(reinterpret_cast<RelabelType*>(node)->arg);
-  return !IsA(node, Var) && !contain_volatile_functions(node) && !holds_param(node, nullptr);
+  while (IsA(node, RelabelType))
+    node = reinterpret_cast<Node*>(reinterpret_cast<RelabelType*>(node)->arg);
+  return !IsA(node, Var) && !contain_volatile_functions(node) && !not_movable(node, nullptr);
 }
 
 Plan* with_key_column(PlannerInfo* root, Plan* child, Expr* key) {
@@ -48,7 +54,8 @@ Plan* with_key_column(PlannerInfo* root, Plan* child, Expr* key) {
                                          false));
   QualCost cost;
   cost_qual_eval_node(&cost, reinterpret_cast<Node*>(key), root);
-  Plan* plan = change_plan_targetlist(child, tlist, is_parallel_safe(root, reinterpret_cast<Node*>(key)));
+  Plan* plan =
+      change_plan_targetlist(child, tlist, is_parallel_safe(root, reinterpret_cast<Node*>(key)));
   plan->startup_cost += cost.startup;
   plan->total_cost += cost.startup + cost.per_tuple * plan->plan_rows;
   plan->plan_width += 32;

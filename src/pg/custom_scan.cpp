@@ -200,13 +200,29 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
     }
   }
   const double candidates = exact ? pairs + 1 : checked * 1.2 + 1;
+  // Keys with an extent: a box distance on each of the engine's candidates leaves the clauses
+  // the pairs whose boxes are within the bound, the sampled `pairs` (custom_scan_sample.cpp).
+  // A semi- or anti-join stops at an outer row's first match: one check per outer row with a
+  // match, plus the share of the other survivors (the same 0.2 margin). A computed key stored as
+  // a column (key_stored_as_column) is still priced in each check: PostGIS's per-call costs are
+  // far above the per-row work of reading every row of both sides (measured: 300 buffered
+  // centres x 200k indexed points, 0.2 s against 0.06-0.13 s for the index nested loop, which
+  // pricing the key once per row would have chosen).
+  double rechecked = exact ? candidates : Min(candidates, pairs * 1.2 + 1);
+  if (!exact && (jointype == JOIN_SEMI || jointype == JOIN_ANTI)) {
+    const double matched_outer =
+        jointype == JOIN_SEMI ? joinrel->rows : Max(outer_path->rows - joinrel->rows, 0.0);
+    rechecked = Min(rechecked, matched_outer + pairs * 0.2 + 1);
+  }
+  const double box_check = extent_fraction > 0 && !exact ? cpu_operator_cost : 0;
   const double rows_o = outer_path->rows, rows_i = inner_path->rows;
   const double per_row = cpu_tuple_cost + row_cost_setting;
 
   Cost startup = inner_path->total_cost + outer_path->startup_cost + startup_cost_setting +
                  rows_i * per_row + qual_cost.startup;
-  Cost run = (outer_path->total_cost - outer_path->startup_cost) + rows_o * per_row +
-             candidates * (pair_cost_setting + qual_cost.per_tuple) +
+  Cost run = (outer_path->total_cost - outer_path->startup_cost) +
+             rows_o * per_row +
+             candidates * (pair_cost_setting + box_check) + rechecked * qual_cost.per_tuple +
              pairs * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
   if (jointype == JOIN_LEFT || jointype == JOIN_ANTI)  // the outer rows without a match
     run += rows_o * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);

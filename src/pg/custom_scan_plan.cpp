@@ -139,6 +139,13 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   const JoinType jointype = static_cast<JoinType>(intVal(lfourth(forms)));
   Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
   Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
+  // A computed key rechecked on every candidate: a column of its side's rows, computed once.
+  const KeyKind kind = static_cast<KeyKind>(intVal(linitial(form)));
+  if (key_stored_as_column(static_cast<Expr*>(linitial(exprs)), kind, exact))
+    outer_plan = with_key_column(root, outer_plan, static_cast<Expr*>(linitial(exprs)));
+  if (key_stored_as_column(static_cast<Expr*>(lsecond(exprs)), kind, exact))
+    inner_plan = with_key_column(root, inner_plan, static_cast<Expr*>(lsecond(exprs)));
+  custom_plans = list_make2(outer_plan, inner_plan);
 
   CustomScan* cscan = makeNode(CustomScan);
   cscan->scan.plan.targetlist = tlist;

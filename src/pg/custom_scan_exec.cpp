@@ -78,7 +78,7 @@ Node* create_state(CustomScan* cscan) {
       st->form.dwithin = private_int(priv, PRIV_DWITHIN) != 0;
       st->form.float32 = private_int(priv, PRIV_FLOAT32) != 0;
       st->outer_columns = private_int(priv, PRIV_OUTER_COLUMNS);
-      st->distance_qual = private_int(priv, PRIV_DISTANCE_QUAL);
+      st->distance_qual = Max(private_int(priv, PRIV_DISTANCE_QUAL), -1);
       st->strict = private_int(priv, PRIV_STRICT) != 0;
       st->same_scan = private_int(priv, PRIV_SAME_SCAN) != 0;
       st->inner_rereadable = private_int(priv, PRIV_INNER_REREADABLE) != 0;
@@ -123,6 +123,14 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
       ++position;
     }
     st->engine_qual = ExecInitQual(engine_clauses, &node->ss.ps);
+  }
+  if (st->form_state->certain_position >= 0) {  // the clauses but the distance clause
+    List* others = NIL;
+    int position = 0;
+    ListCell* qc;
+    foreach (qc, quals)
+      if (position++ != st->form_state->certain_position) others = lappend(others, lfirst(qc));
+    st->form_state->certain_qual = ExecInitQual(others, &node->ss.ps);
   }
   for (int k = 0; k < st->n_boxes; ++k) {
     st->boxes[k].r = ExecInitExpr(

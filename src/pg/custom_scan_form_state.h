@@ -77,7 +77,22 @@ struct FormState {
   RowNaming naming[2];
   TupleTableSlot* error_rows[2];  // the rows an error names now (nullptr: none)
   ErrorContextCallback error_context;
+
+  // A rechecked form with a certain bound (has_certain_bound; PRIV_DISTANCE_QUAL <= -2): the
+  // distance clause's position in the qual (-1: none), the other clauses (checked on the
+  // engine's pairs within the bound instead of engine_qual; nullptr: none), this scan's bound on
+  // the engine's distance (negative: nothing certain), and the engine's pairs decided by it (for
+  // EXPLAIN).
+  int certain_position;
+  ExprState* certain_qual;
+  double certain_bound;
+  uint64 decided_by_engine;
 };
+
+// Whether the engine's pair at `pos` of the current batch satisfies the distance clause for sure.
+inline bool certain_pair(const SimJoinState* st, size_t pos) {
+  return st->batch.distance != nullptr && st->batch.distance[pos] <= st->form_state->certain_bound;
+}
 
 // ---- custom_scan_form_state.cpp --------------------------------------------------------------
 // From the plan (create_state) and at BeginCustomScan (expressions).

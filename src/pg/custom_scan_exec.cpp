@@ -124,14 +124,7 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
     }
     st->engine_qual = ExecInitQual(engine_clauses, &node->ss.ps);
   }
-  if (st->form_state->certain_position >= 0) {  // the clauses but the distance clause
-    List* others = NIL;
-    int position = 0;
-    ListCell* qc;
-    foreach (qc, quals)
-      if (position++ != st->form_state->certain_position) others = lappend(others, lfirst(qc));
-    st->form_state->certain_qual = ExecInitQual(others, &node->ss.ps);
-  }
+  begin_certain_qual(st, cscan);
   for (int k = 0; k < st->n_boxes; ++k) {
     st->boxes[k].r = ExecInitExpr(
         static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_BOX_FIRST + 2 * k)), &node->ss.ps);

@@ -177,7 +177,7 @@ double scan_bound(SimJoinState* st) {
   for (int k = 0; k < fs->n_scale; ++k) eps = inverse_bound(eps, fs->scale[k].op, fs->scale[k].value);
   const double bound = engine_bound(st->form, eps, st->ref);
   if (std::isnan(bound)) return bound;
-  if (fs->certain_position >= 0) fs->certain_bound = certain_bound(st->form, eps, st->ref);
+  if (fs->certain_position >= 0) fs->certain_bound = scan_certain_bound(st, eps);
   demote_outsized_boxes(st, &st->inner, bound);
   if (!st->outer_shared) demote_outsized_boxes(st, &st->outer, bound);
   // (A shared outer side is the inner side's, shared after this.)

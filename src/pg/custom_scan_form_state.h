@@ -87,7 +87,18 @@ struct FormState {
   ExprState* certain_qual;
   double certain_bound;
   uint64 decided_by_engine;
+  // Point keys: the clauses  k2 <@ circle(k1, r)  and  circle(k1, r) @> k2  on the join's keys,
+  // left out of certain_qual: their radii, which must equal eps in a scan for the bound to apply.
+  int n_circles;
+  ExprState** circle_radius;
 };
+
+// ---- custom_scan_certain.cpp -----------------------------------------------------------------
+// At BeginCustomScan: certain_qual (the join's clauses but the distance clause and the circle
+// clauses it decides too).
+void begin_certain_qual(SimJoinState* st, CustomScan* cscan);
+// Once eps is known: this scan's certain bound (negative: nothing certain).
+double scan_certain_bound(SimJoinState* st, double eps);
 
 // Whether the engine's pair at `pos` of the current batch satisfies the distance clause for sure.
 inline bool certain_pair(const SimJoinState* st, size_t pos) {

@@ -32,6 +32,13 @@ SELECT count(*) FILTER (WHERE a.p <-> b.p <> sqrt((a.p[0] - b.p[0]) ^ 2 + (a.p[1
                           AND a.p <-> b.p > 1) > 100 AS engine_within_point_dt_beyond
   FROM ct_a a JOIN ct_b b ON b.id / 10000 = a.id;
 EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM ct_a a JOIN ct_b b ON a.p <-> b.p <= 1;
+-- The Distance Clause line of EXPLAIN ANALYZE, the candidates decided and those rechecked.
+CREATE FUNCTION pg_temp.ct_decided(query text, OUT distance_clause text, OUT decided int,
+    OUT rechecked int)
+LANGUAGE sql AS $$
+  SELECT pg_temp.cs_explain(query, 'Distance Clause'),
+         pg_temp.cs_explain(query, 'Candidates Decided by Engine')::int,
+         pg_temp.cs_explain(query, 'Candidates Rechecked')::int $$;
 SELECT r, c.* FROM (VALUES (1::float8), (1 - 1.1102230246251565e-16), (1 + 2.220446049250313e-16),
                            (0.99999999), (0), (1e-300)) v(r),
   LATERAL pg_temp.cs_compare(format(
@@ -45,24 +52,34 @@ SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM ct_a a LEFT JOIN ct_b b ON a.p <-> b.p <= 1');
 SELECT * FROM pg_temp.cs_compare(
   'SELECT b.id FROM ct_b b WHERE NOT EXISTS (SELECT FROM ct_a a WHERE a.p <-> b.p <= 1)');
+-- A circle on the keys with eps as its radius (point_dt(centre, p) <= radius in PostgreSQL 15)
+-- is decided with the distance clause; one with another radius runs on every pair.
+SELECT q, c.* FROM (VALUES
+  ('b.p <@ circle(a.p, 1) AND a.p <-> b.p <= 1'),
+  ('circle(a.p, 1) @> b.p AND a.p <-> b.p <= 1'),
+  ('circle(b.p, 1::int) @> a.p AND a.p <-> b.p < 1'),
+  ('b.p <@ circle(a.p, 0.9999999999999999) AND a.p <-> b.p <= 1'),
+  ('b.p <@ circle(a.p, 0.9) AND a.p <-> b.p <= 1'),
+  ('b.p <@ circle(a.p, 1) AND a.p <-> b.p <= 0.9999999999999999'),
+  ('b.p <@ circle(a.p, b.id / 10000) AND a.p <-> b.p <= 1')) v(q),
+  LATERAL pg_temp.cs_compare('SELECT a.id AS a, b.id AS b FROM ct_a a JOIN ct_b b ON ' || q) c;
+SELECT distance_clause, decided > 1000 AS decided, rechecked FROM pg_temp.ct_decided(
+  'SELECT a.id, b.id FROM ct_a a JOIN ct_b b ON b.p <@ circle(a.p, 0.9) AND a.p <-> b.p <= 0.9');
+SELECT decided, rechecked > 1000 AS rechecked FROM pg_temp.ct_decided(
+  'SELECT a.id, b.id FROM ct_a a JOIN ct_b b ON b.p <@ circle(a.p, 0.8) AND a.p <-> b.p <= 0.9');
 -- Empty side.
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM ct_a a JOIN (SELECT * FROM ct_b WHERE id < 0) b
    ON a.p <-> b.p <= 1');
 -- EXPLAIN: the candidates decided by the engine and those rechecked.
 -- At r = 1 (the points are at about 1) a third is in the band; at 0.9 none.
-CREATE FUNCTION pg_temp.ct_decided(query text, OUT distance_clause text, OUT decided int,
-    OUT rechecked int)
-LANGUAGE sql AS $$
-  SELECT pg_temp.cs_explain(query, 'Distance Clause'),
-         pg_temp.cs_explain(query, 'Candidates Decided by Engine')::int,
-         pg_temp.cs_explain(query, 'Candidates Rechecked')::int $$;
 SELECT distance_clause, decided > 1000 AS decided, rechecked FROM pg_temp.ct_decided(
   'SELECT a.id, b.id FROM ct_a a JOIN ct_b b ON a.p <-> b.p <= 0.9');
 SELECT decided > 1000 AS decided, rechecked > 1000 AS rechecked FROM pg_temp.ct_decided(
   'SELECT a.id, b.id FROM ct_a a JOIN ct_b b ON a.p <-> b.p <= 1');
 -- Generic plan: r a parameter (NULL too).
-PREPARE ct_q(float8) AS SELECT a.id AS a, b.id AS b FROM ct_a a JOIN ct_b b ON a.p <-> b.p <= $1;
+PREPARE ct_q(float8) AS SELECT a.id AS a, b.id AS b FROM ct_a a JOIN ct_b b
+  ON a.p <-> b.p <= $1 AND b.p <@ circle(a.p, $1);
 SET plan_cache_mode = force_generic_plan;
 EXPLAIN (COSTS OFF) EXECUTE ct_q(1);
 CREATE TEMP TABLE ct_generic AS EXECUTE ct_q(1);

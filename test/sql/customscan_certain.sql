@@ -67,6 +67,15 @@ SELECT distance_clause, decided > 1000 AS decided, rechecked FROM pg_temp.ct_dec
   'SELECT a.id, b.id FROM ct_a a JOIN ct_b b ON b.p <@ circle(a.p, 0.9) AND a.p <-> b.p <= 0.9');
 SELECT decided, rechecked > 1000 AS rechecked FROM pg_temp.ct_decided(
   'SELECT a.id, b.id FROM ct_a a JOIN ct_b b ON b.p <@ circle(a.p, 0.8) AND a.p <-> b.p <= 0.9');
+-- The inner side on disk (its pairs in inner row order, their distances moved along).
+SET work_mem = '64kB';
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM ct_b a JOIN ct_b b ON a.p <-> b.p <= 0.05');
+SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM ct_b a JOIN ct_b b ON a.p <-> b.p <= 0.05',
+                          'Inner Storage') AS inner_storage,
+       decided > 1000 AS decided, rechecked FROM pg_temp.ct_decided(
+  'SELECT a.id, b.id FROM ct_b a JOIN ct_b b ON a.p <-> b.p <= 0.05');
+RESET work_mem;
 -- Empty side.
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM ct_a a JOIN (SELECT * FROM ct_b WHERE id < 0) b

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "types.h"
@@ -46,5 +47,9 @@ class BatchSource {
 // right side's rows from disk in order. `scratch` is reused between calls.
 void sort_pairs_by_right(std::uint32_t* left, std::uint32_t* right, std::size_t n,
                          std::vector<std::uint64_t>& scratch);
+// The same with each pair's distance[k] moved along (distance nullptr: the above).
+void sort_pairs_by_right(std::uint32_t* left, std::uint32_t* right, double* distance,
+                         std::size_t n, std::vector<std::uint64_t>& scratch,
+                         std::vector<std::pair<std::uint64_t, double>>& keyed);
 
 }  // namespace simjoin

@@ -61,6 +61,21 @@ void sort_pairs_by_right(std::uint32_t* left, std::uint32_t* right, std::size_t 
   }
 }
 
+void sort_pairs_by_right(std::uint32_t* left, std::uint32_t* right, double* distance,
+                         std::size_t n, std::vector<std::uint64_t>& scratch,
+                         std::vector<std::pair<std::uint64_t, double>>& keyed) {
+  if (distance == nullptr) return sort_pairs_by_right(left, right, n, scratch);
+  keyed.resize(n);
+  for (std::size_t k = 0; k < n; ++k)
+    keyed[k] = {(static_cast<std::uint64_t>(right[k]) << 32) | left[k], distance[k]};
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t k = 0; k < n; ++k) {
+    right[k] = static_cast<std::uint32_t>(keyed[k].first >> 32);
+    left[k] = static_cast<std::uint32_t>(keyed[k].first);
+    distance[k] = keyed[k].second;
+  }
+}
+
 class PairStream::QueueSink : public PairSink {
  public:
   explicit QueueSink(PairStream& stream) : stream_(stream) {}
@@ -111,13 +126,14 @@ bool PairStream::push(const PairBatch& batch) {
   // Copied before queueing (the queue blocks while full): the consumer goes on meanwhile.
   staging_.left.assign(batch.left, batch.left + batch.size);
   staging_.right.assign(batch.right, batch.right + batch.size);
-  if (options_.keep_distance) {
+  if (options_.keep_distance)
     staging_.distance.assign(batch.distance, batch.distance + batch.size);
-  } else {
+  else
     staging_.distance.clear();
-    if (options_.order_by_right)
-      sort_pairs_by_right(staging_.left.data(), staging_.right.data(), staging_.size(), sort_keys_);
-  }
+  if (options_.order_by_right)
+    sort_pairs_by_right(staging_.left.data(), staging_.right.data(),
+                        options_.keep_distance ? staging_.distance.data() : nullptr,
+                        staging_.size(), sort_keys_, sort_keyed_);
   if (!queue_.push(staging_)) return false;
   pairs_pushed_.fetch_add(batch.size, std::memory_order_relaxed);
   return producer_keep_going();

@@ -37,8 +37,8 @@ class PairStream : public BatchSource {
   struct Options {
     std::size_t queue_batches = 4;  // full batches waiting for the consumer, at most
     bool keep_distance = true;      // copy the distances too
-    // Each batch sorted by (right, left) on the producer thread, for a consumer that reads the
-    // right side's rows from disk; only without distances (ignored when keep_distance).
+    // Each batch sorted by (right, left) on the producer thread (distances moved along), for a
+    // consumer that reads the right side's rows from disk.
     bool order_by_right = false;
     bool cpu_fallback = false;      // see run_join_with_fallback
     // Polled on the producer thread (between batches, at least every 100 ms while the engine
@@ -80,6 +80,7 @@ class PairStream : public BatchSource {
   BatchQueue queue_;
   OwnedPairBatch staging_;                 // producer: the batch being copied in
   std::vector<std::uint64_t> sort_keys_;   // producer: scratch of sort_pairs_by_right
+  std::vector<std::pair<std::uint64_t, double>> sort_keyed_;  // the same, with distances
   OwnedPairBatch current_;                 // consumer: the batch handed out last
   bool holding_current_ = false;
 

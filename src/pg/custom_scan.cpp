@@ -190,6 +190,17 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   // own distances) its pairs are the result of the distance clause and only the others remain.
   QualCost qual_cost;
   cost_qual_eval(&qual_cost, extra->restrictlist, root);
+  // Where a certain bound decides the engine's pairs within it, the operator checks only the
+  // share beyond it (certain_recheck_share).
+  const bool certain = !exact && has_certain_bound(match.form.kind, match.clause, match.scale,
+                                                   match.radius_side);
+  if (certain) {
+    QualCost distance_cost;
+    cost_qual_eval_node(&distance_cost, reinterpret_cast<Node*>(match.clause), root);
+    qual_cost.per_tuple = Max(qual_cost.per_tuple - (1 - certain_recheck_share(match.form)) *
+                                                        distance_cost.per_tuple,
+                              0.0);
+  }
   if (exact) {
     QualCost native_cost;
     cost_qual_eval_node(&native_cost, reinterpret_cast<Node*>(match.clause), root);

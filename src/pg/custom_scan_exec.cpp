@@ -78,7 +78,7 @@ Node* create_state(CustomScan* cscan) {
       st->form.dwithin = private_int(priv, PRIV_DWITHIN) != 0;
       st->form.float32 = private_int(priv, PRIV_FLOAT32) != 0;
       st->outer_columns = private_int(priv, PRIV_OUTER_COLUMNS);
-      st->distance_qual = private_int(priv, PRIV_DISTANCE_QUAL);
+      st->distance_qual = Max(private_int(priv, PRIV_DISTANCE_QUAL), -1);
       st->strict = private_int(priv, PRIV_STRICT) != 0;
       st->same_scan = private_int(priv, PRIV_SAME_SCAN) != 0;
       st->inner_rereadable = private_int(priv, PRIV_INNER_REREADABLE) != 0;
@@ -124,6 +124,7 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
     }
     st->engine_qual = ExecInitQual(engine_clauses, &node->ss.ps);
   }
+  begin_certain_qual(st, cscan);
   for (int k = 0; k < st->n_boxes; ++k) {
     st->boxes[k].r = ExecInitExpr(
         static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_BOX_FIRST + 2 * k)), &node->ss.ps);

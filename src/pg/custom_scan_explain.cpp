@@ -124,9 +124,19 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   ExplainPropertyInteger("Engine Pairs", nullptr, static_cast<int64>(t->pairs), es);
   ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out), es);
   ExplainPropertyInteger("Wild Rows", nullptr, static_cast<int64>(st->wild_rows), es);
+  const FormState* fs = st->form_state;
   ExplainPropertyText("Distance Clause",
-                      st->distance_qual >= 0 ? "engine (exact), wild rows rechecked" : "rechecked",
+                      st->distance_qual >= 0        ? "engine (exact), wild rows rechecked"
+                      : fs->certain_position >= 0 ? "engine within the certain bound, others rechecked"
+                                                  : "rechecked",
                       es);
+  if (fs->certain_position >= 0) {
+    // Of the candidates: those the certain bound decided, the others (wild pairs too) rechecked.
+    ExplainPropertyInteger("Candidates Decided by Engine", nullptr,
+                           static_cast<int64>(fs->decided_by_engine), es);
+    ExplainPropertyInteger("Candidates Rechecked", nullptr,
+                           static_cast<int64>(st->candidates_out - fs->decided_by_engine), es);
+  }
   ExplainPropertyInteger("Box Clauses Decided Natively", nullptr, st->n_boxes, es);
   ExplainPropertyText("Inner Storage", st->inner.spilled ? "disk" : "memory", es);
   ExplainPropertyInteger("Inner Bytes", "kB", static_cast<int64>(st->inner.bytes / 1024), es);

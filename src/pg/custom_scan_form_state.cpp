@@ -36,6 +36,9 @@ FormState* create_form_state(List* priv) {
     fs->scale[k].op = static_cast<ScaleOp>(private_int(priv, first_op + k));
   fs->max_radius = -HUGE_VAL;
   fs->join_type = private_int(priv, PRIV_JOIN_TYPE);
+  const int distance_qual = private_int(priv, PRIV_DISTANCE_QUAL);
+  fs->certain_position = distance_qual <= -2 ? -2 - distance_qual : -1;
+  fs->certain_bound = -1;
   return fs;
 }
 
@@ -167,12 +170,14 @@ void demote_outsized_boxes(SimJoinState* st, Side* side, double bound) {
 double scan_bound(SimJoinState* st) {
   FormState* fs = st->form_state;
   fs->box_filter = false;
+  fs->certain_bound = -1;
   // An exact plan holds no key with an extent (evaluate_key makes them wild).
   if (st->distance_qual >= 0) return exact_bound(st->eps, st->strict);
   double eps = fs->radius_side >= 0 ? fs->max_radius : st->eps;
   for (int k = 0; k < fs->n_scale; ++k) eps = inverse_bound(eps, fs->scale[k].op, fs->scale[k].value);
   const double bound = engine_bound(st->form, eps, st->ref);
   if (std::isnan(bound)) return bound;
+  if (fs->certain_position >= 0) fs->certain_bound = scan_certain_bound(st, eps);
   demote_outsized_boxes(st, &st->inner, bound);
   if (!st->outer_shared) demote_outsized_boxes(st, &st->outer, bound);
   // (A shared outer side is the inner side's, shared after this.)

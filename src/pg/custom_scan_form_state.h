@@ -77,7 +77,33 @@ struct FormState {
   RowNaming naming[2];
   TupleTableSlot* error_rows[2];  // the rows an error names now (nullptr: none)
   ErrorContextCallback error_context;
+
+  // A rechecked form with a certain bound (has_certain_bound; PRIV_DISTANCE_QUAL <= -2): the
+  // distance clause's position in the qual (-1: none), the other clauses (checked on the
+  // engine's pairs within the bound instead of engine_qual; nullptr: none), this scan's bound on
+  // the engine's distance (negative: nothing certain), and the engine's pairs decided by it (for
+  // EXPLAIN).
+  int certain_position;
+  ExprState* certain_qual;
+  double certain_bound;
+  uint64 decided_by_engine;
+  // Point keys: the clauses  k2 <@ circle(k1, r)  and  circle(k1, r) @> k2  on the join's keys,
+  // left out of certain_qual: their radii, which must equal eps in a scan for the bound to apply.
+  int n_circles;
+  ExprState** circle_radius;
 };
+
+// ---- custom_scan_certain.cpp -----------------------------------------------------------------
+// At BeginCustomScan: certain_qual (the join's clauses but the distance clause and the circle
+// clauses it decides too).
+void begin_certain_qual(SimJoinState* st, CustomScan* cscan);
+// Once eps is known: this scan's certain bound (negative: nothing certain).
+double scan_certain_bound(SimJoinState* st, double eps);
+
+// Whether the engine's pair at `pos` of the current batch satisfies the distance clause for sure.
+inline bool certain_pair(const SimJoinState* st, size_t pos) {
+  return st->batch.distance != nullptr && st->batch.distance[pos] <= st->form_state->certain_bound;
+}
 
 // ---- custom_scan_form_state.cpp --------------------------------------------------------------
 // From the plan (create_state) and at BeginCustomScan (expressions).

@@ -133,6 +133,15 @@ CubeBoxRole cube_box_role(Oid funcid);
 // NaN if no engine run is needed (nothing can match) or none can bound the pairs.
 double engine_bound(const FormInfo& form, double eps, const KeyRef& ref);
 
+// Rechecked forms whose engine pairs within a second, certain bound satisfy the distance clause
+// for sure (custom_scan_certain.cpp, src/engine/certain_bound.h): PostGIS geography, point <->.
+// Whether the form, its clause and its arithmetic allow one (the plan's, for a non-exact form):
+bool has_certain_bound(int kind, Expr* clause, List* scale, int radius_side);
+// The scan's certain bound on the engine's distance (negative: nothing certain), and the share
+// of candidates expected beyond it (the operator's rechecks, for the plan's cost).
+double certain_bound(const FormInfo& form, double eps, const KeyRef& ref);
+double certain_recheck_share(const FormInfo& form);
+
 // A self-join's key order clause (custom_scan_match.h: match_key_order): none, one under which
 // at most one orientation of a pair holds (a.k < b.k, a.k > b.k), or one under which both may
 // (a.k <> b.k).
@@ -205,7 +214,8 @@ enum PrivateIndex {
   PRIV_DWITHIN,
   PRIV_FLOAT32,
   PRIV_OUTER_COLUMNS,
-  PRIV_DISTANCE_QUAL,  // position of the distance clause in the qual; -1: check every clause
+  PRIV_DISTANCE_QUAL,  // position of the distance clause in the qual; -1: check every clause;
+                       // -2 - position: a certain bound decides part of the engine's pairs
   PRIV_STRICT,         // the distance clause is dist < eps
   PRIV_SAME_SCAN,      // both children scan the same rows (same_scan in custom_scan.cpp)
   PRIV_INNER_REREADABLE,  // the inner child returns the same rows when read again

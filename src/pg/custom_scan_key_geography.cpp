@@ -1,13 +1,17 @@
 // Keys of PostGIS's geography distances (ST_DWithin, ST_Distance <= d, <-> <= d): a point
 // (longitude, latitude in degrees) becomes the unit vector of its normal, joined by the engine as
-// Euclidean within geodetic_candidate_bound (src/engine/geodetic_bound.h); PostGIS decides every
-// candidate. Non-point and empty geographies, and coordinates out of range, are wild.
+// Euclidean within geodetic_candidate_bound (src/engine/geodetic_bound.h); PostGIS decides the
+// candidates beyond geodetic_certain_bound (src/engine/certain_bound.h), those within it satisfy
+// the clause for sure. Non-point and empty geographies, and coordinates out of range, are wild.
 #include "custom_scan_keys.h"
 
+#include "certain_bound.h"
 #include "geodetic_bound.h"
 
 extern "C" {
+#include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
 }
 
@@ -20,23 +24,27 @@ namespace {
 Oid geography_type = InvalidOid;
 Oid distance_function = InvalidOid;  // st_distance(geography, geography, boolean)
 
-// The spheroids' smallest radii of curvature measured in this session, by SRID.
+// The spheroids' smallest and largest radii of curvature measured in this session, by SRID.
 struct SridRadius {
   int32 srid;
-  double radius;
+  double min_radius;
+  double max_radius;
 };
 constexpr int kRadiusCache = 16;
 SridRadius radii[kRadiusCache];
 int radius_count = 0;
 
-// WGS84's b^2 / a, for a planning estimate before any key's SRID is known.
+// WGS84's b^2 / a and a^2 / b, for a planning estimate before any key's SRID is known.
 constexpr double kWgs84MinRadius = 6335439.327;
+constexpr double kWgs84MaxRadius = 6399593.626;
 
-// The smallest principal radius of curvature of the spheroid PostGIS uses for `srid`: two short
-// geodesics measured by PostGIS's own ST_Distance (use_spheroid = true), as
-// geodetic_min_radius_from_arcs expects them. NaN when PostGIS is not found.
-double measure_min_radius(int32 srid) {
-  if (!OidIsValid(geography_type) || !OidIsValid(distance_function)) return std::nan("");
+// The smallest and largest principal radii of curvature of the spheroid PostGIS uses for `srid`:
+// two short geodesics measured by PostGIS's own ST_Distance (use_spheroid = true), as
+// geodetic_min_radius_from_arcs and geodetic_max_radius_from_arcs expect them. NaN when PostGIS
+// is not found.
+SridRadius measure_radii(int32 srid) {
+  SridRadius r{srid, std::nan(""), std::nan("")};
+  if (!OidIsValid(geography_type) || !OidIsValid(distance_function)) return r;
   Oid input, ioparam;
   getTypeInputInfo(geography_type, &input, &ioparam);
   auto point = [&](double lon, double lat) {
@@ -49,15 +57,36 @@ double measure_min_radius(int32 srid) {
   constexpr double kDelta = 0.01;  // degrees
   const double equator = distance(point(0, 0), point(kDelta, 0));
   const double meridian = distance(point(0, -kDelta / 2), point(0, kDelta / 2));
-  return geodetic_min_radius_from_arcs(equator, meridian, kDelta);
+  r.min_radius = geodetic_min_radius_from_arcs(equator, meridian, kDelta);
+  r.max_radius = geodetic_max_radius_from_arcs(equator, meridian, kDelta);
+  return r;
 }
 
-double min_radius(int32 srid) {
+SridRadius srid_radii(int32 srid) {
   for (int i = 0; i < radius_count; ++i)
-    if (radii[i].srid == srid) return radii[i].radius;
-  const double radius = measure_min_radius(srid);
-  if (radius_count < kRadiusCache) radii[radius_count++] = SridRadius{srid, radius};
-  return radius;
+    if (radii[i].srid == srid) return radii[i];
+  const SridRadius r = measure_radii(srid);
+  if (radius_count < kRadiusCache) radii[radius_count++] = r;
+  return r;
+}
+
+// Whether a boolean argument of the clause's calls (use_spheroid) is anything but a non-NULL
+// constant: a NULL one makes the clause NULL for every pair, so no pair is certain.
+bool has_unknown_boolean_argument(Node* node, void*) {
+  if (node == nullptr) return false;
+  List* args = IsA(node, FuncExpr) ? reinterpret_cast<FuncExpr*>(node)->args
+               : IsA(node, OpExpr) ? reinterpret_cast<OpExpr*>(node)->args
+                                   : NIL;
+  ListCell* lc;
+  foreach (lc, args) {
+    Node* arg = static_cast<Node*>(lfirst(lc));
+    if (exprType(arg) == BOOLOID && !(IsA(arg, Const) && !reinterpret_cast<Const*>(arg)->constisnull))
+      return true;
+  }
+  return expression_tree_walker(
+      node,
+      reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(has_unknown_boolean_argument)),
+      nullptr);
 }
 
 }  // namespace
@@ -79,7 +108,23 @@ void set_geography_functions(Oid geography, Oid distance) {
 }
 
 double geography_bound(double eps, const KeyRef& ref) {
-  return geodetic_candidate_bound(eps, ref.srid_set ? min_radius(ref.srid) : kWgs84MinRadius);
+  return geodetic_candidate_bound(eps, ref.srid_set ? srid_radii(ref.srid).min_radius
+                                                    : kWgs84MinRadius);
+}
+
+double geography_certain_bound(double eps, const KeyRef& ref) {
+  if (!ref.srid_set) return -1;
+  return geodetic_certain_bound(eps, srid_radii(ref.srid).max_radius);
+}
+
+bool geography_clause_certain(Expr* clause) {
+  return !has_unknown_boolean_argument(reinterpret_cast<Node*>(clause), nullptr);
+}
+
+double geography_recheck_share() {
+  constexpr double kTypical = 1000;  // metres: the share hardly depends on d
+  return recheck_share(geodetic_certain_bound(kTypical, kWgs84MaxRadius),
+                       geodetic_candidate_bound(kTypical, kWgs84MinRadius));
 }
 
 }  // namespace simjoin::pg::cs

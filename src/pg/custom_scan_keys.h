@@ -59,6 +59,15 @@ void set_geography_functions(Oid geography, Oid distance);
 // (geodetic_bound.h); the spheroid's smallest radius of curvature is measured once per SRID
 // with PostGIS's own ST_Distance (WGS84's for a planning estimate, before any SRID is known).
 double geography_bound(double eps, const KeyRef& ref);
+// The chord on unit normals within which an engine pair surely satisfies the clause
+// (certain_bound.h), from the SRID's largest radius of curvature measured likewise; negative
+// when nothing is certain (no SRID yet).
+double geography_certain_bound(double eps, const KeyRef& ref);
+// Whether the clause's use_spheroid (if any) is a non-NULL constant, so that a pair within the
+// certain bound satisfies it whatever the mode.
+bool geography_clause_certain(Expr* clause);
+// The expected share of the candidates that PostGIS still decides (WGS84, for the plan's cost).
+double geography_recheck_share();
 
 // Whether another extension's functions compute what simjoin computes (operator_probe.h), asked
 // by engine_is_exact: probed once after each rebuild of the forms (which forgets the results),

@@ -157,6 +157,16 @@ inline bool boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_
   return true;
 }
 
+// The clauses an engine pair is checked with (its position is batch_pos - 1, its mirror's too):
+// those but the distance clause within a certain bound, else engine_qual.
+inline ExprState* engine_pair_qual(SimJoinState* st) {
+  FormState* fs = st->form_state;
+  if (fs->certain_position < 0) return st->engine_qual;
+  if (!certain_pair(st, st->batch_pos - 1)) return st->engine_qual;
+  fs->decided_by_engine++;
+  return fs->certain_qual;
+}
+
 // An engine pair projected straight into the result slot (direct_project): each output column
 // is read from its side's deformed values, or from the side's slot holding the stored row.
 TupleTableSlot* project_engine_pair(SimJoinState* st, uint32 outer_point, uint32 inner_point) {
@@ -253,7 +263,7 @@ TupleTableSlot* next_scan_tuple(ScanState* node) {
     if (!engine_pair || boxes_pass(st, outer_row, inner_row)) {
       slot = engine_pair ? form_engine_pair(st, outer_row, inner_row)
                          : form_pair(st, outer_row, inner_row);
-      ExprState* qual = engine_pair ? st->engine_qual : st->wild_qual;
+      ExprState* qual = engine_pair ? engine_pair_qual(st) : st->wild_qual;
       econtext->ecxt_scantuple = slot;
       passed = qual == nullptr ||
                (engine_pair ? ExecQual(qual, econtext) : check_wild_pair(st, qual, econtext));
@@ -277,9 +287,15 @@ TupleTableSlot* next_scan_tuple(ScanState* node) {
 TupleTableSlot* fast_scan(SimJoinState* st) {
   ScanState* node = &st->css.ss;
   ProjectionInfo* projection = node->ps.ps_ProjInfo;
-  while (st->phase == 0 && st->batch_pos < st->batch.size && st->engine_qual == nullptr &&
-         st->form_state->join_type == JOIN_INNER &&
+  FormState* fs = st->form_state;
+  while (st->phase == 0 && st->batch_pos < st->batch.size && fs->join_type == JOIN_INNER &&
          (projection == nullptr || st->direct_project)) {
+    if (st->engine_qual != nullptr) {  // only a pair the certain bound decides, no other clause
+      if (fs->certain_position < 0 || fs->certain_qual != nullptr || fs->mirror_pending ||
+          !certain_pair(st, st->batch_pos))
+        break;
+      fs->decided_by_engine++;
+    }
     CHECK_FOR_INTERRUPTS();
     const uint32 outer_point = st->batch.left[st->batch_pos];
     const uint32 inner_point = st->batch.right[st->batch_pos];

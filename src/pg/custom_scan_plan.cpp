@@ -174,7 +174,13 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
     }
     return -1;
   };
-  const int distance_index = exact ? qual_position(distance_clause) : -1;
+  // PRIV_DISTANCE_QUAL: the position where the engine is exact; -2 - position where a certain
+  // bound decides part of the engine's pairs (FormState::certain_position); else -1.
+  const bool certain = !exact && has_certain_bound(intVal(linitial(form)), distance_clause,
+                                                   scale, radius_side);
+  const int distance_index = exact     ? qual_position(distance_clause)
+                             : certain ? -2 - qual_position(distance_clause)
+                                       : -1;
   // In custom_exprs rather than the plan's qual: the executor checks them itself, and EXPLAIN
   // shows them with each column's side (explain_scan), as PostgreSQL shows a join's clauses.
   cscan->scan.plan.qual = NIL;

@@ -98,8 +98,9 @@ class RingSink : public PairSink {
       std::memcpy(view.left, batch.left + done, n * sizeof(std::uint32_t));
       std::memcpy(view.right, batch.right + done, n * sizeof(std::uint32_t));
       if (job_->keep_distance) std::memcpy(view.distance, batch.distance + done, n * sizeof(double));
-      if (job_->order_by_right && !job_->keep_distance)
-        sort_pairs_by_right(view.left, view.right, n, scratch_);
+      if (job_->order_by_right)
+        sort_pairs_by_right(view.left, view.right, job_->keep_distance ? view.distance : nullptr, n,
+                            scratch_, keyed_);
       *view.size = n;
       job_->head.fetch_add(1, std::memory_order_release);  // publishes the slot's contents
       slot_->pairs.fetch_add(n, std::memory_order_relaxed);
@@ -139,6 +140,7 @@ class RingSink : public PairSink {
   JobSlot* slot_;
   bool published_ = false;
   std::vector<std::uint64_t> scratch_;
+  std::vector<std::pair<std::uint64_t, double>> keyed_;
 };
 
 // The CPU test device's stand-in for a context poisoned by a sticky CUDA error.

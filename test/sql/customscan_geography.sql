@@ -1,8 +1,10 @@
 -- The SimilarityJoin custom scan on PostGIS geography points: ST_DWithin(a, b, d), with
 -- use_spheroid true or false, ST_Distance(a, b) <= d and a <-> b <= d. The engine joins the
 -- points' unit normals within d over the spheroid's smallest radius of curvature (widened,
--- src/engine/geodetic_bound.h): candidates only; PostGIS decides every pair. Rows that are not
--- points are paired with every row. Each query is compared with PostgreSQL's own plan.
+-- src/engine/geodetic_bound.h): candidates; those within d over the largest radius (narrowed,
+-- src/engine/certain_bound.h) are within d for sure, PostGIS decides the others
+-- (customscan_certain tests that bound). Rows that are not points are paired with every row.
+-- Each query is compared with PostgreSQL's own plan.
 LOAD 'simjoin';
 \i test/sql/include/customscan_setup.sql
 
@@ -52,8 +54,9 @@ SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM gg_a a JOIN gg_b b ON a.g <-> b.g <= 3000');
 SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM gg_a a JOIN gg_b b
                            ON ST_DWithin(a.g, b.g, 5000)', 'Wild Rows') AS wild_rows;
--- d = 0 (the duplicates, each point with itself) and d = 20,000 km (every pair of points: the
--- custom scan costs more than a nested loop there, taken only without nested loops).
+-- d = 0 (the duplicates, each point with itself) and d = 20,000 km (every pair of points, nearly
+-- all within the certain bound: the engine decides them, so the custom scan wins over a nested
+-- loop there too).
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM gg_a a JOIN gg_b b ON ST_DWithin(a.g, b.g, 0)');
 SELECT * FROM pg_temp.cs_compare(

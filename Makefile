@@ -76,6 +76,9 @@ EXTRA_CLEAN  = $(BUILD)
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS makes SHLIB_PREREQS order-only: relink the module when the engine library changes too.
+$(shlib): $(ENGINE_LIB)
+
 $(BUILD)/%.o: %.cpp $(wildcard src/engine/*.h cuda/*.h test/engine/*.h)
 	@mkdir -p $(dir $@)
 	$(ENGINE_CXX) -c $< -o $@

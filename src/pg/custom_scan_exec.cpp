@@ -89,6 +89,7 @@ Node* create_state(CustomScan* cscan) {
         st->boxes[k].enlarged_side = private_int(priv, PRIV_COUNT + 2 * k + 1);
       }
       st->form_state = create_form_state(priv);
+      if (private_int(priv, PRIV_OUTPUT_ORDERED)) st->ordered_output = create_ordered_output();
       return reinterpret_cast<Node*>(st);
     });
   });
@@ -226,6 +227,7 @@ void start_scan(SimJoinState* st) {
   st->started = true;
   st->finished = false;
   st->phase = 3;
+  stop_ordered_output(st);
   ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
   ResetExprContext(econtext);
   if (!evaluate_scan_eps(st)) {  // a NULL eps or factor: no pair can match
@@ -273,6 +275,7 @@ void start_scan(SimJoinState* st) {
   st->wi = st->wj = 0;
   st->form_state->mirror_pending = st->form_state->mirror_needed = false;
   if (st->use_engine && st->outer.n_points > 0 && st->inner.n_points > 0) start_stream(st);
+  start_ordered_output(st);
 }
 
 namespace {

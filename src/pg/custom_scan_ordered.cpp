@@ -1,0 +1,217 @@
+// The SimilarityJoin's output grouped by outer row, in the outer input's order: a second path
+// (custom_scan.cpp) on an outer input path with pathkeys the query can use (an index scan on
+// the GROUP BY, DISTINCT ON or ORDER BY column) declares that input's pathkeys, as a nested loop
+// does, so that a GroupAggregate, a Unique or a merge join above needs no sort and no hash table.
+//
+// The engine reports pairs in no order. An ordered scan first takes all of the engine's pairs
+// (8 bytes each: the two points), groups them by outer point (group_pairs_by_left: an in-place
+// counting sort, O(pairs + points)) and then hands out, for outer row 0, 1, ... in the order the
+// outer child returned them, that row's candidates: its engine pairs and its pairs with the inner
+// side's wild rows, or, for a wild outer row, every inner row. After a row's candidates a LEFT
+// join emits the row null-extended when none matched, an anti-join the row itself
+// (next_unmatched_row, bounded by unmatched_end); a semi-join emits the row at its first match.
+// The clauses are checked on each candidate as in the unordered scan (custom_scan_pairs.cpp).
+// The planner offers the path only where the pairs it expects fit in hash_mem, and prices
+// taking them all before the first row (ordered_output_cost).
+#include "custom_scan_state.h"
+#include "custom_scan_form_state.h"
+
+#include "pair_grouping.h"
+#include "pg_guard.h"
+
+extern "C" {
+#include "miscadmin.h"
+#include "nodes/pathnodes.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/paths.h"
+#include "utils/memutils.h"
+}
+
+namespace simjoin::pg::cs {
+
+namespace {
+
+constexpr uint32 kWildRow = kNoRow - 1;  // row_point of a wild outer row
+
+enum GroupStep { STEP_ENGINE_PAIRS, STEP_WILD_PAIRS, STEP_DONE };
+
+}  // namespace
+
+struct OrderedOutput {
+  MemoryContext mcxt;  // the arrays below, reset by each scan
+  bool active;         // this scan hands out its candidates grouped by outer row
+  // The engine's pairs (outer point, inner point), then grouped by outer point: those of point
+  // p are [start[p], start[p + 1]).
+  uint32* left;
+  uint32* right;
+  Size n;
+  Size cap;
+  uint64* start;
+  uint32* row_point;  // per outer row: its point, kWildRow, or kNoRow (no key)
+  uint32 row;         // the outer row whose candidates are handed out
+  GroupStep step;
+  uint32 wj;          // the next inner row (wild outer row) or wild inner row (a point's)
+  Size bytes;         // the pairs' memory (EXPLAIN ANALYZE: the largest of the scans)
+};
+
+// ---- planner ----------------------------------------------------------------------------------
+
+List* ordered_output_pathkeys(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
+                              Path* outer_path) {
+  if (outer_path->pathkeys == NIL || PATH_REQ_OUTER(outer_path)) return NIL;
+  // The outer input's pathkeys, truncated to those useful above (build_join_pathkeys).
+  return build_join_pathkeys(root, joinrel, jointype, outer_path->pathkeys);
+}
+
+bool ordered_output_fits(double candidates) {
+  return candidates * 2 * sizeof(uint32) <= static_cast<double>(get_hash_memory_limit());
+}
+
+Cost ordered_output_cost(double candidates, double outer_rows) {
+  // Copying each pair out of the engine's batches and the counting sort's two passes; a step
+  // per outer row.
+  return cpu_operator_cost * (3 * candidates + outer_rows);
+}
+
+// ---- executor ---------------------------------------------------------------------------------
+
+OrderedOutput* create_ordered_output() {
+  return static_cast<OrderedOutput*>(palloc0(sizeof(OrderedOutput)));
+}
+
+namespace {
+
+void append_batch(SimJoinState* st, OrderedOutput* oo) {
+  const StreamBatch& batch = st->batch;
+  if (oo->n + batch.size > oo->cap) {
+    Size cap = oo->cap ? oo->cap * 2 : 64 * 1024;
+    while (cap < oo->n + batch.size) cap *= 2;
+    if (oo->left) {
+      oo->left = static_cast<uint32*>(repalloc_huge(oo->left, cap * sizeof(uint32)));
+      oo->right = static_cast<uint32*>(repalloc_huge(oo->right, cap * sizeof(uint32)));
+    } else {
+      oo->left = static_cast<uint32*>(MemoryContextAllocHuge(oo->mcxt, cap * sizeof(uint32)));
+      oo->right = static_cast<uint32*>(MemoryContextAllocHuge(oo->mcxt, cap * sizeof(uint32)));
+    }
+    oo->cap = cap;
+  }
+  memcpy(oo->left + oo->n, batch.left, batch.size * sizeof(uint32));
+  memcpy(oo->right + oo->n, batch.right, batch.size * sizeof(uint32));
+  oo->n += batch.size;
+}
+
+// Makes `row` the current outer row: its engine pairs become the current batch (which
+// fast_scan reads as it reads the engine's batches), its unmatched check follows them.
+void start_group(SimJoinState* st, OrderedOutput* oo, uint32 row) {
+  oo->row = row;
+  oo->wj = 0;
+  st->form_state->next_unmatched = row;
+  st->batch = StreamBatch{};
+  st->batch_pos = 0;
+  const uint32 point = row < st->outer.n ? oo->row_point[row] : kNoRow;
+  if (point < kWildRow) {
+    st->batch.left = oo->left + oo->start[point];
+    st->batch.right = oo->right + oo->start[point];
+    st->batch.size = oo->start[point + 1] - oo->start[point];
+    st->phase = 0;
+    oo->step = STEP_ENGINE_PAIRS;
+  } else {
+    st->phase = 1;
+    oo->step = point == kWildRow ? STEP_WILD_PAIRS : STEP_DONE;
+  }
+}
+
+}  // namespace
+
+void stop_ordered_output(SimJoinState* st) {
+  if (st->ordered_output) st->ordered_output->active = false;
+}
+
+void start_ordered_output(SimJoinState* st) {
+  OrderedOutput* oo = st->ordered_output;
+  if (!oo) return;
+  if (!oo->mcxt)
+    oo->mcxt = AllocSetContextCreate(st->arrays_mcxt, "simjoin ordered pairs",
+                                     ALLOCSET_DEFAULT_SIZES);
+  MemoryContextReset(oo->mcxt);
+  oo->left = oo->right = oo->row_point = nullptr;
+  oo->start = nullptr;
+  oo->n = oo->cap = 0;
+  if (st->outer.n >= kWildRow)
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                    errmsg("simjoin: more than 2^32-3 outer rows in an ordered join")));
+  // Every pair of the engine first (next_batch ends the stream when they are done).
+  while (st->stream && next_batch(st)) append_batch(st, oo);
+  const uint32 n_points = st->outer.n_points;
+  oo->start = static_cast<uint64*>(
+      MemoryContextAllocHuge(oo->mcxt, sizeof(uint64) * (static_cast<Size>(n_points) + 1)));
+  uint64* next = static_cast<uint64*>(
+      MemoryContextAllocHuge(oo->mcxt, sizeof(uint64) * Max(n_points, 1)));
+  group_pairs_by_left(oo->left, oo->right, oo->n, n_points, oo->start, next);
+  pfree(next);
+  oo->row_point = static_cast<uint32*>(
+      MemoryContextAllocHuge(oo->mcxt, sizeof(uint32) * Max(st->outer.n, 1)));
+  for (uint32 r = 0; r < st->outer.n; ++r) oo->row_point[r] = kNoRow;
+  for (uint32 p = 0; p < n_points; ++p) oo->row_point[st->outer.point_row[p]] = p;
+  for (uint32 w = 0; w < st->outer.n_wild; ++w) oo->row_point[st->outer.wild[w]] = kWildRow;
+  oo->bytes = Max(oo->bytes, MemoryContextMemAllocated(oo->mcxt, true));
+  oo->active = true;
+  start_group(st, oo, 0);
+}
+
+bool next_ordered_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_row) {
+  OrderedOutput* oo = st->ordered_output;
+  for (;;) {
+    switch (oo->step) {
+      case STEP_ENGINE_PAIRS:  // points, as the unordered scan's phase 0
+        if (st->batch_pos < st->batch.size) {
+          *outer_row = st->batch.left[st->batch_pos];
+          *inner_row = st->batch.right[st->batch_pos];
+          st->batch_pos++;
+          return true;
+        }
+        oo->step = STEP_WILD_PAIRS;
+        break;
+      case STEP_WILD_PAIRS:  // rows, as the unordered scan's phases 1 and 2
+        *outer_row = oo->row;
+        if (oo->row_point[oo->row] == kWildRow) {
+          if (oo->wj < st->inner.n) {
+            st->phase = 1;
+            *inner_row = oo->wj++;
+            return true;
+          }
+        } else if (!st->all_wild && oo->wj < st->inner.n_wild) {
+          st->phase = 2;
+          *inner_row = st->inner.wild[oo->wj++];
+          return true;
+        }
+        oo->step = STEP_DONE;
+        break;
+      case STEP_DONE:
+        return false;
+    }
+  }
+}
+
+bool ordered_output_active(const SimJoinState* st) {
+  return st->ordered_output && st->ordered_output->active;
+}
+
+uint32 unmatched_end(const SimJoinState* st) {
+  if (!ordered_output_active(st)) return st->outer.n;
+  return Min(st->ordered_output->row + 1, st->outer.n);
+}
+
+bool next_outer_group(SimJoinState* st) {
+  OrderedOutput* oo = st->ordered_output;
+  if (!ordered_output_active(st) || oo->row + 1 >= st->outer.n) return false;
+  start_group(st, oo, oo->row + 1);
+  return true;
+}
+
+Size ordered_output_bytes(const SimJoinState* st) {
+  return st->ordered_output ? st->ordered_output->bytes : 0;
+}
+
+}  // namespace simjoin::pg::cs

@@ -283,6 +283,7 @@ namespace {
 void end_scan(CustomScanState* node) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
   stop_stream(st);
+  end_ordered_output(st);
   if (st->inner.file) BufFileClose(st->inner.file);
   if (st->outer.file) BufFileClose(st->outer.file);
   st->inner.file = st->outer.file = nullptr;

@@ -136,9 +136,12 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
                                        : st->outer.spilled ? "disk" : "memory",
                       es);
   ExplainPropertyInteger("Outer Bytes", "kB", static_cast<int64>(st->outer.bytes / 1024), es);
-  if (st->ordered_output)
+  if (st->ordered_output) {
+    ExplainPropertyText("Grouped Pairs Storage", ordered_output_spilled(st) ? "sort" : "memory",
+                        es);
     ExplainPropertyInteger("Grouped Pairs Bytes", "kB",
                            static_cast<int64>(ordered_output_bytes(st) / 1024), es);
+  }
 }
 
 }  // namespace simjoin::pg::cs

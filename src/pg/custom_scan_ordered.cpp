@@ -12,7 +12,9 @@
 // (next_unmatched_row, bounded by unmatched_end); a semi-join emits the row at its first match.
 // The clauses are checked on each candidate as in the unordered scan (custom_scan_pairs.cpp).
 // The planner offers the path only where the pairs it expects fit in hash_mem, and prices
-// taking them all before the first row (ordered_output_cost).
+// taking them all before the first row (ordered_output_cost). Where more come (an estimate too
+// low, a generic plan's eps), the pairs go to a tuplesort of 8-byte keys (outer row, inner point)
+// bounded by hash_mem, which spills to disk, and each row's pairs are read back from it in turn.
 #include "custom_scan_state.h"
 #include "custom_scan_form_state.h"
 
@@ -20,12 +22,15 @@
 #include "pg_guard.h"
 
 extern "C" {
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "nodes/pathnodes.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/paths.h"
 #include "utils/memutils.h"
+#include "utils/tuplesort.h"
 }
 
 namespace simjoin::pg::cs {
@@ -35,6 +40,9 @@ namespace {
 constexpr uint32 kWildRow = kNoRow - 1;  // row_point of a wild outer row
 
 enum GroupStep { STEP_ENGINE_PAIRS, STEP_WILD_PAIRS, STEP_DONE };
+
+constexpr uint32 kSortedBatch = 1024;  // pairs of one row read back from the sort at a time
+constexpr uint64 kSignBit = uint64{1} << 63;  // the sort compares int8: keys shifted into its order
 
 }  // namespace
 
@@ -53,6 +61,12 @@ struct OrderedOutput {
   GroupStep step;
   uint32 wj;          // the next inner row (wild outer row) or wild inner row (a point's)
   Size bytes;         // the pairs' memory (EXPLAIN ANALYZE: the largest of the scans)
+  // Past hash_mem: the pairs as keys (outer row << 32 | inner point) ^ kSignBit in a tuplesort,
+  // read back kSortedBatch at a time into left / right; next_key is the next one unread.
+  Tuplesortstate* sort;
+  bool have_next;
+  uint64 next_key;
+  bool spilled;       // ever (EXPLAIN ANALYZE)
 };
 
 // ---- planner ----------------------------------------------------------------------------------
@@ -82,8 +96,65 @@ OrderedOutput* create_ordered_output() {
 
 namespace {
 
+void put_sorted(SimJoinState* st, OrderedOutput* oo, const uint32* left, const uint32* right,
+                Size n) {
+  for (Size i = 0; i < n; ++i) {
+    const uint64 key = (static_cast<uint64>(st->outer.point_row[left[i]]) << 32) | right[i];
+    tuplesort_putdatum(oo->sort, Int64GetDatum(static_cast<int64>(key ^ kSignBit)), false);
+  }
+}
+
+// The pairs collected so far go to a tuplesort, and every later one.
+void begin_sort(SimJoinState* st, OrderedOutput* oo) {
+  MemoryContext old = MemoryContextSwitchTo(oo->mcxt);
+  oo->sort = tuplesort_begin_datum(INT8OID, Int8LessOperator, InvalidOid, false,
+                                   Max(static_cast<int>(st->memory_limit / 1024), 64), nullptr,
+                                   TUPLESORT_NONE);
+  MemoryContextSwitchTo(old);
+  oo->spilled = true;
+  put_sorted(st, oo, oo->left, oo->right, oo->n);
+  if (oo->left) {
+    pfree(oo->left);
+    pfree(oo->right);
+  }
+  oo->n = 0;
+  oo->left = static_cast<uint32*>(MemoryContextAlloc(oo->mcxt, sizeof(uint32) * kSortedBatch));
+  oo->right = static_cast<uint32*>(MemoryContextAlloc(oo->mcxt, sizeof(uint32) * kSortedBatch));
+}
+
+void read_next_key(OrderedOutput* oo) {
+  Datum value;
+  bool isnull;
+  oo->have_next = tuplesort_getdatum(oo->sort, true, &value, &isnull, nullptr);
+  if (oo->have_next) oo->next_key = static_cast<uint64>(DatumGetInt64(value)) ^ kSignBit;
+}
+
+// The current row's next pairs from the sort as the current batch; false when it has no more.
+bool read_sorted_batch(SimJoinState* st, OrderedOutput* oo) {
+  const uint32 point = oo->row_point[oo->row];
+  uint32 size = 0;
+  while (size < kSortedBatch && oo->have_next && (oo->next_key >> 32) == oo->row) {
+    oo->left[size] = point;
+    oo->right[size] = static_cast<uint32>(oo->next_key);
+    ++size;
+    read_next_key(oo);
+  }
+  st->batch = StreamBatch{};
+  st->batch.left = oo->left;
+  st->batch.right = oo->right;
+  st->batch.size = size;
+  st->batch_pos = 0;
+  return size > 0;
+}
+
 void append_batch(SimJoinState* st, OrderedOutput* oo) {
   const StreamBatch& batch = st->batch;
+  if (!oo->sort && (oo->n + batch.size) * 2 * sizeof(uint32) > st->memory_limit)
+    begin_sort(st, oo);
+  if (oo->sort) {
+    put_sorted(st, oo, batch.left, batch.right, batch.size);
+    return;
+  }
   if (oo->n + batch.size > oo->cap) {
     Size cap = oo->cap ? oo->cap * 2 : 64 * 1024;
     while (cap < oo->n + batch.size) cap *= 2;
@@ -110,7 +181,11 @@ void start_group(SimJoinState* st, OrderedOutput* oo, uint32 row) {
   st->batch = StreamBatch{};
   st->batch_pos = 0;
   const uint32 point = row < st->outer.n ? oo->row_point[row] : kNoRow;
-  if (point < kWildRow) {
+  if (point < kWildRow && oo->sort) {
+    read_sorted_batch(st, oo);
+    st->phase = 0;
+    oo->step = STEP_ENGINE_PAIRS;
+  } else if (point < kWildRow) {
     st->batch.left = oo->left + oo->start[point];
     st->batch.right = oo->right + oo->start[point];
     st->batch.size = oo->start[point + 1] - oo->start[point];
@@ -125,7 +200,11 @@ void start_group(SimJoinState* st, OrderedOutput* oo, uint32 row) {
 }  // namespace
 
 void stop_ordered_output(SimJoinState* st) {
-  if (st->ordered_output) st->ordered_output->active = false;
+  OrderedOutput* oo = st->ordered_output;
+  if (!oo) return;
+  oo->active = false;
+  if (oo->sort) tuplesort_end(oo->sort);  // its temporary files
+  oo->sort = nullptr;
 }
 
 void start_ordered_output(SimJoinState* st) {
@@ -134,8 +213,10 @@ void start_ordered_output(SimJoinState* st) {
   if (!oo->mcxt)
     oo->mcxt = AllocSetContextCreate(st->arrays_mcxt, "simjoin ordered pairs",
                                      ALLOCSET_DEFAULT_SIZES);
+  stop_ordered_output(st);
   MemoryContextReset(oo->mcxt);
   oo->left = oo->right = oo->row_point = nullptr;
+  oo->have_next = false;
   oo->start = nullptr;
   oo->n = oo->cap = 0;
   if (st->outer.n >= kWildRow)
@@ -144,12 +225,17 @@ void start_ordered_output(SimJoinState* st) {
   // Every pair of the engine first (next_batch ends the stream when they are done).
   while (st->stream && next_batch(st)) append_batch(st, oo);
   const uint32 n_points = st->outer.n_points;
-  oo->start = static_cast<uint64*>(
-      MemoryContextAllocHuge(oo->mcxt, sizeof(uint64) * (static_cast<Size>(n_points) + 1)));
-  uint64* next = static_cast<uint64*>(
-      MemoryContextAllocHuge(oo->mcxt, sizeof(uint64) * Max(n_points, 1)));
-  group_pairs_by_left(oo->left, oo->right, oo->n, n_points, oo->start, next);
-  pfree(next);
+  if (oo->sort) {
+    tuplesort_performsort(oo->sort);
+    read_next_key(oo);
+  } else {
+    oo->start = static_cast<uint64*>(
+        MemoryContextAllocHuge(oo->mcxt, sizeof(uint64) * (static_cast<Size>(n_points) + 1)));
+    uint64* next = static_cast<uint64*>(
+        MemoryContextAllocHuge(oo->mcxt, sizeof(uint64) * Max(n_points, 1)));
+    group_pairs_by_left(oo->left, oo->right, oo->n, n_points, oo->start, next);
+    pfree(next);
+  }
   oo->row_point = static_cast<uint32*>(
       MemoryContextAllocHuge(oo->mcxt, sizeof(uint32) * Max(st->outer.n, 1)));
   for (uint32 r = 0; r < st->outer.n; ++r) oo->row_point[r] = kNoRow;
@@ -171,6 +257,7 @@ bool next_ordered_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_r
           st->batch_pos++;
           return true;
         }
+        if (oo->sort && read_sorted_batch(st, oo)) break;
         oo->step = STEP_WILD_PAIRS;
         break;
       case STEP_WILD_PAIRS:  // rows, as the unordered scan's phases 1 and 2
@@ -213,5 +300,11 @@ bool next_outer_group(SimJoinState* st) {
 Size ordered_output_bytes(const SimJoinState* st) {
   return st->ordered_output ? st->ordered_output->bytes : 0;
 }
+
+bool ordered_output_spilled(const SimJoinState* st) {
+  return st->ordered_output && st->ordered_output->spilled;
+}
+
+void end_ordered_output(SimJoinState* st) { stop_ordered_output(st); }
 
 }  // namespace simjoin::pg::cs

@@ -236,7 +236,7 @@ void start_scan(SimJoinState* st);
 
 // ---- custom_scan_ordered.cpp -----------------------------------------------------------------
 OrderedOutput* create_ordered_output();
-void stop_ordered_output(SimJoinState* st);   // a scan's start: the unordered phases for now
+void stop_ordered_output(SimJoinState* st);   // a scan's start: the unordered phases; ends its sort
 void start_ordered_output(SimJoinState* st);  // the engine started: takes and groups its pairs
 bool ordered_output_active(const SimJoinState* st);
 // The current outer row's next candidate (as next_candidate's, phase set); false after its last.
@@ -244,6 +244,8 @@ bool next_ordered_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_r
 uint32 unmatched_end(const SimJoinState* st);  // the outer rows the unmatched phase looks at
 bool next_outer_group(SimJoinState* st);       // the next outer row's candidates; false: none
 Size ordered_output_bytes(const SimJoinState* st);
+bool ordered_output_spilled(const SimJoinState* st);  // the pairs went to a sort past hash_mem
+void end_ordered_output(SimJoinState* st);            // EndCustomScan: the sort's files
 
 // ---- custom_scan_explain.cpp ------------------------------------------------------------------
 void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es);

@@ -157,6 +157,41 @@ SELECT (SELECT count(*) FROM og_generic) AS rows_generic,
   (SELECT count(*) FROM (TABLE og_generic EXCEPT ALL TABLE og_native) d) AS only_generic,
   (SELECT count(*) FROM (TABLE og_native EXCEPT ALL TABLE og_generic) d) AS only_native;
 DEALLOCATE og_left;
+-- More pairs than hash_mem (work_mem 64kB times 4): a generic plan assumes 10 pairs per row
+-- (160kB), eps 0.5 finds about 80,000 (640kB). The pairs go through a sort that spills to disk,
+-- and each row's pairs are read back from it in turn.
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 4;
+PREPARE og_spill(float8) AS SELECT a.id, count(b.id) AS n FROM og_a a LEFT JOIN og_b b
+  ON a.v <-> b.v <= $1 GROUP BY a.id;
+PREPARE og_inner(float8) AS SELECT a.id AS a, b.id AS b FROM og_a a JOIN og_b b
+  ON a.v <-> b.v <= $1 ORDER BY a.id;
+EXPLAIN (COSTS OFF) EXECUTE og_spill(0.5);
+EXPLAIN (COSTS OFF) EXECUTE og_inner(0.5);
+SELECT pg_temp.cs_explain('EXECUTE og_spill(0.5)', 'Grouped Pairs Storage') AS storage,
+  pg_temp.cs_explain('EXECUTE og_inner(0.5)', 'Grouped Pairs Storage') AS storage_inner;
+CREATE TEMP TABLE og_spilled AS EXECUTE og_spill(0.5);
+-- (a new temporary table is read back in the order its rows were written)
+CREATE TEMP TABLE og_spilled_inner AS EXECUTE og_inner(0.5);
+RESET work_mem;
+RESET hash_mem_multiplier;
+SET simjoin.enable_customscan = off;
+SELECT (SELECT count(*) FROM og_spilled) AS rows_spilled,
+  (SELECT count(*) FROM (TABLE og_spilled EXCEPT ALL SELECT a.id, count(b.id) FROM og_a a
+   LEFT JOIN og_b b ON a.v <-> b.v <= 0.5 GROUP BY a.id) d) AS only_spilled,
+  (SELECT count(*) FROM (SELECT a.id, count(b.id) FROM og_a a LEFT JOIN og_b b
+   ON a.v <-> b.v <= 0.5 GROUP BY a.id EXCEPT ALL TABLE og_spilled) d) AS only_native;
+SELECT (SELECT count(*) FROM og_spilled_inner) AS rows_spilled,
+  (SELECT array_agg(a) FROM og_spilled_inner)
+  = (SELECT array_agg(a.id ORDER BY a.id) FROM og_a a JOIN og_b b ON a.v <-> b.v <= 0.5)
+  AS same_sequence,
+  (SELECT count(*) FROM (TABLE og_spilled_inner EXCEPT ALL SELECT a.id, b.id FROM og_a a
+   JOIN og_b b ON a.v <-> b.v <= 0.5) d) AS only_spilled,
+  (SELECT count(*) FROM (SELECT a.id, b.id FROM og_a a JOIN og_b b ON a.v <-> b.v <= 0.5
+   EXCEPT ALL TABLE og_spilled_inner) d) AS only_native;
+RESET simjoin.enable_customscan;
+DEALLOCATE og_spill;
+DEALLOCATE og_inner;
 RESET plan_cache_mode;
 RESET enable_sort;
 RESET enable_hashagg;

@@ -264,7 +264,8 @@ void start_scan(SimJoinState* st) {
   if (st->outer_shared) {
     share_inner_side(st);  // the inner side as it is now: ordered, values by point, deformed
   } else {
-    if (space_order) order_points(st, &st->outer);
+    // An ordered scan reads its outer rows in their order: their points stay in it.
+    if (space_order && !st->ordered_output) order_points(st, &st->outer);
     values_by_point(st, &st->outer);
     deform_side(st, &st->outer, st->outer_slot);
   }

@@ -4,8 +4,8 @@
 // does, so that a GroupAggregate, a Unique or a merge join above needs no sort and no hash table.
 //
 // The engine reports pairs in no order. An ordered scan first takes all of the engine's pairs
-// (8 bytes each: the two points), groups them by outer point (group_pairs_by_left: an in-place
-// counting sort, O(pairs + points)) and then hands out, for outer row 0, 1, ... in the order the
+// (8 bytes each: the two points), groups them by outer point (group_pairs_by_left: a counting
+// sort, O(pairs + points), 4 more bytes a pair) and then hands out, for outer row 0, 1, ... in the order the
 // outer child returned them, that row's candidates: its engine pairs and its pairs with the inner
 // side's wild rows, or, for a wild outer row, every inner row. After a row's candidates a LEFT
 // join emits the row null-extended when none matched, an anti-join the row itself
@@ -78,8 +78,11 @@ List* ordered_output_pathkeys(PlannerInfo* root, RelOptInfo* joinrel, JoinType j
   return build_join_pathkeys(root, joinrel, jointype, outer_path->pathkeys);
 }
 
+// Each pair takes 12 bytes while it is grouped: its two points and its grouped inner point.
+constexpr Size kPairBytes = 3 * sizeof(uint32);
+
 bool ordered_output_fits(double candidates) {
-  return candidates * 2 * sizeof(uint32) <= static_cast<double>(get_hash_memory_limit());
+  return candidates * kPairBytes <= static_cast<double>(get_hash_memory_limit());
 }
 
 Cost ordered_output_cost(double candidates, double outer_rows) {
@@ -149,7 +152,7 @@ bool read_sorted_batch(SimJoinState* st, OrderedOutput* oo) {
 
 void append_batch(SimJoinState* st, OrderedOutput* oo) {
   const StreamBatch& batch = st->batch;
-  if (!oo->sort && (oo->n + batch.size) * 2 * sizeof(uint32) > st->memory_limit)
+  if (!oo->sort && (oo->n + batch.size) * kPairBytes > st->memory_limit)
     begin_sort(st, oo);
   if (oo->sort) {
     put_sorted(st, oo, batch.left, batch.right, batch.size);
@@ -197,6 +200,21 @@ void start_group(SimJoinState* st, OrderedOutput* oo, uint32 row) {
   }
 }
 
+// The grouped pairs follow one another in left / right (those of the next rows too): the inner
+// values of the pair kPrefetchPairs ahead are fetched into the cache while this one is formed
+// (the outer rows come in their order, their partners from anywhere in the inner side).
+constexpr Size kPrefetchPairs = 16;
+
+inline void prefetch_inner_values(const SimJoinState* st, const OrderedOutput* oo) {
+  const Side& inner = st->inner;
+  if (oo->sort || !inner.values) return;
+  const Size ahead = static_cast<Size>(st->batch.right - oo->right) + st->batch_pos + kPrefetchPairs;
+  if (ahead >= oo->n) return;
+  const Size at = static_cast<Size>(oo->right[ahead]) * inner.n_need;
+  __builtin_prefetch(inner.values + at);
+  __builtin_prefetch(inner.isnull + at);
+}
+
 }  // namespace
 
 void stop_ordered_output(SimJoinState* st) {
@@ -231,10 +249,11 @@ void start_ordered_output(SimJoinState* st) {
   } else {
     oo->start = static_cast<uint64*>(
         MemoryContextAllocHuge(oo->mcxt, sizeof(uint64) * (static_cast<Size>(n_points) + 1)));
-    uint64* next = static_cast<uint64*>(
-        MemoryContextAllocHuge(oo->mcxt, sizeof(uint64) * Max(n_points, 1)));
-    group_pairs_by_left(oo->left, oo->right, oo->n, n_points, oo->start, next);
-    pfree(next);
+    uint32* grouped_right =
+        static_cast<uint32*>(MemoryContextAllocHuge(oo->mcxt, sizeof(uint32) * Max(oo->n, 1)));
+    group_pairs_by_left(oo->left, oo->right, oo->n, n_points, oo->start, grouped_right);
+    if (oo->right) pfree(oo->right);
+    oo->right = grouped_right;
   }
   oo->row_point = static_cast<uint32*>(
       MemoryContextAllocHuge(oo->mcxt, sizeof(uint32) * Max(st->outer.n, 1)));
@@ -252,6 +271,7 @@ bool next_ordered_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_r
     switch (oo->step) {
       case STEP_ENGINE_PAIRS:  // points, as the unordered scan's phase 0
         if (st->batch_pos < st->batch.size) {
+          prefetch_inner_values(st, oo);
           *outer_row = st->batch.left[st->batch_pos];
           *inner_row = st->batch.right[st->batch_pos];
           st->batch_pos++;

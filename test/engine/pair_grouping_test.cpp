@@ -15,8 +15,10 @@ void check_grouping(std::vector<std::uint32_t> left, std::vector<std::uint32_t> 
                     std::uint32_t n_keys) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> before;
   for (std::size_t i = 0; i < left.size(); ++i) before.emplace_back(left[i], right[i]);
-  std::vector<std::uint64_t> start(n_keys + 1), next(n_keys);
-  group_pairs_by_left(left.data(), right.data(), left.size(), n_keys, start.data(), next.data());
+  std::vector<std::uint64_t> start(n_keys + 1);
+  std::vector<std::uint32_t> grouped(right.size());
+  group_pairs_by_left(left.data(), right.data(), left.size(), n_keys, start.data(), grouped.data());
+  right = grouped;
   ASSERT_EQ(start[0], 0u);
   ASSERT_EQ(start[n_keys], left.size());
   for (std::uint32_t k = 0; k < n_keys; ++k)

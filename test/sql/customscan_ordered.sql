@@ -158,8 +158,8 @@ SELECT (SELECT count(*) FROM og_generic) AS rows_generic,
   (SELECT count(*) FROM (TABLE og_native EXCEPT ALL TABLE og_generic) d) AS only_native;
 DEALLOCATE og_left;
 -- More pairs than hash_mem (work_mem 64kB times 4): a generic plan assumes 10 pairs per row
--- (160kB), eps 0.5 finds about 80,000 (640kB). The pairs go through a sort that spills to disk,
--- and each row's pairs are read back from it in turn.
+-- (20,000 pairs of 12 bytes: 240kB), eps 0.5 finds about 80,000 (960kB). The pairs go through
+-- a sort that spills to disk, and each row's pairs are read back from it in turn.
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 4;
 PREPARE og_spill(float8) AS SELECT a.id, count(b.id) AS n FROM og_a a LEFT JOIN og_b b

@@ -5,8 +5,9 @@
 //
 // The engine reports pairs in no order. An ordered scan first takes all of the engine's pairs
 // (8 bytes each: the two points), groups them by outer point (group_pairs_by_left: a counting
-// sort, O(pairs + points), 4 more bytes a pair) and then hands out, for outer row 0, 1, ... in the order the
-// outer child returned them, that row's candidates: its engine pairs and its pairs with the inner
+// sort, O(pairs + points), 4 more bytes a pair; the outer points are in the outer rows' order)
+// and then hands out, for outer row 0, 1, ... in the order the outer child returned them, that
+// row's candidates: its engine pairs and its pairs with the inner
 // side's wild rows, or, for a wild outer row, every inner row. After a row's candidates a LEFT
 // join emits the row null-extended when none matched, an anti-join the row itself
 // (next_unmatched_row, bounded by unmatched_end); a semi-join emits the row at its first match.
@@ -159,8 +160,10 @@ void append_batch(SimJoinState* st, OrderedOutput* oo) {
     return;
   }
   if (oo->n + batch.size > oo->cap) {
+    // Doubling, but not past the pairs hash_mem holds (more go to the sort).
     Size cap = oo->cap ? oo->cap * 2 : 64 * 1024;
     while (cap < oo->n + batch.size) cap *= 2;
+    cap = Max(Min(cap, st->memory_limit / kPairBytes), oo->n + batch.size);
     if (oo->left) {
       oo->left = static_cast<uint32*>(repalloc_huge(oo->left, cap * sizeof(uint32)));
       oo->right = static_cast<uint32*>(repalloc_huge(oo->right, cap * sizeof(uint32)));
@@ -208,7 +211,8 @@ constexpr Size kPrefetchPairs = 16;
 inline void prefetch_inner_values(const SimJoinState* st, const OrderedOutput* oo) {
   const Side& inner = st->inner;
   if (oo->sort || !inner.values) return;
-  const Size ahead = static_cast<Size>(st->batch.right - oo->right) + st->batch_pos + kPrefetchPairs;
+  const Size ahead =
+      static_cast<Size>(st->batch.right - oo->right) + st->batch_pos + kPrefetchPairs;
   if (ahead >= oo->n) return;
   const Size at = static_cast<Size>(oo->right[ahead]) * inner.n_need;
   __builtin_prefetch(inner.values + at);

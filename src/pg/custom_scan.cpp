@@ -200,62 +200,49 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
     }
   }
   const double candidates = exact ? pairs + 1 : checked * 1.2 + 1;
-  const double rows_i = inner_path->rows;
+  const double rows_o = outer_path->rows, rows_i = inner_path->rows;
   const double per_row = cpu_tuple_cost + row_cost_setting;
 
-  // One path on the cheapest outer input, unordered; one per outer input path whose order the
-  // query can use, grouped by outer row in that order (custom_scan_ordered.cpp).
-  auto add_join_path = [&](Path* outer, List* pathkeys) {
-    const double rows_o = outer->rows;
-    Cost startup = inner_path->total_cost + outer->startup_cost + startup_cost_setting +
-                   rows_i * per_row + qual_cost.startup;
-    Cost engine = (outer->total_cost - outer->startup_cost) + rows_o * per_row +
-                  candidates * pair_cost_setting;
-    Cost run = candidates * qual_cost.per_tuple +
-               pairs * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
-    if (jointype == JOIN_LEFT || jointype == JOIN_ANTI)  // the outer rows without a match
-      run += rows_o * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
-    if (pathkeys != NIL)  // every pair is taken before the first row
-      startup += engine + ordered_output_cost(candidates, rows_o);
-    else
-      run += engine;
+  Cost startup = inner_path->total_cost + outer_path->startup_cost + startup_cost_setting +
+                 rows_i * per_row + qual_cost.startup;
+  Cost run = (outer_path->total_cost - outer_path->startup_cost) + rows_o * per_row +
+             candidates * (pair_cost_setting + qual_cost.per_tuple) +
+             pairs * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
+  if (jointype == JOIN_LEFT || jointype == JOIN_ANTI)  // the outer rows without a match
+    run += rows_o * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
 
-    CustomPath* cpath = makeNode(CustomPath);
-    cpath->path.pathtype = T_CustomScan;
-    cpath->path.parent = joinrel;
-    cpath->path.pathtarget = joinrel->reltarget;
-    cpath->path.param_info = nullptr;
-    cpath->path.parallel_aware = false;
-    cpath->path.parallel_safe = false;
-    cpath->path.parallel_workers = 0;
-    cpath->path.rows = path_rows;
-    cpath->path.startup_cost = startup;
-    cpath->path.total_cost = startup + run;
-    cpath->path.pathkeys = pathkeys;
-    cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
-    cpath->custom_paths = list_make2(outer, inner_path);
-    List* form = list_make5(makeInteger(match.form.kind),
-                            makeInteger(static_cast<int>(match.form.metric)),
-                            makeInteger(match.form.cosine), makeInteger(match.form.dwithin),
-                            makeInteger(match.form.float32));
-    cpath->custom_private =
-        list_make5(extra->restrictlist, list_make3(match.outer_key, match.inner_key, match.eps),
-                   form, list_make3(match.clause, makeInteger(exact), makeInteger(match.strict)),
-                   boxes);
-    cpath->custom_private = lappend(
-        cpath->custom_private,
-        list_make5(makeInteger(match.radius_side), match.scale, makeInteger(key_order),
-                   makeInteger(jointype), makeInteger(pathkeys != NIL)));
-    cpath->methods = &path_methods;
-    add_path(joinrel, &cpath->path);
-  };
-  add_join_path(outer_path, NIL);
-  if (!ordered_output_fits(candidates)) return;
-  foreach (lc, outerrel->pathlist) {
-    Path* outer = static_cast<Path*>(lfirst(lc));
-    List* pathkeys = ordered_output_pathkeys(root, joinrel, jointype, outer);
-    if (pathkeys != NIL) add_join_path(outer, pathkeys);
-  }
+  CustomPath* cpath = makeNode(CustomPath);
+  cpath->path.pathtype = T_CustomScan;
+  cpath->path.parent = joinrel;
+  cpath->path.pathtarget = joinrel->reltarget;
+  cpath->path.param_info = nullptr;
+  cpath->path.parallel_aware = false;
+  cpath->path.parallel_safe = false;
+  cpath->path.parallel_workers = 0;
+  cpath->path.rows = path_rows;
+  cpath->path.startup_cost = startup;
+  cpath->path.total_cost = startup + run;
+  cpath->path.pathkeys = NIL;
+  cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+  cpath->custom_paths = list_make2(outer_path, inner_path);
+  List* form = list_make5(makeInteger(match.form.kind),
+                          makeInteger(static_cast<int>(match.form.metric)),
+                          makeInteger(match.form.cosine), makeInteger(match.form.dwithin),
+                          makeInteger(match.form.float32));
+  cpath->custom_private =
+      list_make5(extra->restrictlist, list_make3(match.outer_key, match.inner_key, match.eps),
+                 form, list_make3(match.clause, makeInteger(exact), makeInteger(match.strict)),
+                 boxes);
+  cpath->custom_private = lappend(
+      cpath->custom_private,
+      list_make4(makeInteger(match.radius_side), match.scale, makeInteger(key_order),
+                 makeInteger(jointype)));
+  cpath->methods = &path_methods;
+  // The same join grouped by outer row on each outer input path with useful pathkeys (before
+  // add_path, which may free cpath).
+  if (ordered_output_fits(candidates))
+    add_ordered_paths(root, joinrel, outerrel, jointype, cpath, candidates);
+  add_path(joinrel, &cpath->path);
 }
 
 // At DEBUG1, a FULL join whose clauses hold a distance clause: not taken. (The other join types

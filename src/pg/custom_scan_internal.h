@@ -189,13 +189,14 @@ double sized_clause_selectivity(PlannerInfo* root, RestrictInfo* rinfo);
 double sampled_clause_candidates(PlannerInfo* root, RestrictInfo* rinfo);
 
 // ---- the output grouped by outer row (custom_scan_ordered.cpp) -------------------------------
-// The pathkeys of a path whose output follows `outer_path`'s order (NIL: none useful above).
-List* ordered_output_pathkeys(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
-                              Path* outer_path);
 // Whether that many candidate pairs, all held before the first row, fit in hash_mem.
 bool ordered_output_fits(double candidates);
-// Their cost: taking them out of the engine's batches and grouping them by outer row.
-Cost ordered_output_cost(double candidates, double outer_rows);
+// Adds `unordered` (not yet added) grouped by outer row on each outer input path whose pathkeys
+// are useful above, priced with the engine's run and the grouping before the first row.
+void add_ordered_paths(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                       JoinType jointype, const CustomPath* unordered, double candidates);
+// The plan's path: grouped by outer row (custom_private's element PATH_ORDERED, where present).
+constexpr int PATH_ORDERED = 6;
 
 // ---- the plan (custom_scan_plan.cpp) ---------------------------------------------------------
 // PlanCustomPath of the SimilarityJoin path.

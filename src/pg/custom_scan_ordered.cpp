@@ -29,6 +29,7 @@ extern "C" {
 #include "nodes/pathnodes.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
@@ -72,13 +73,6 @@ struct OrderedOutput {
 
 // ---- planner ----------------------------------------------------------------------------------
 
-List* ordered_output_pathkeys(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
-                              Path* outer_path) {
-  if (outer_path->pathkeys == NIL || PATH_REQ_OUTER(outer_path)) return NIL;
-  // The outer input's pathkeys, truncated to those useful above (build_join_pathkeys).
-  return build_join_pathkeys(root, joinrel, jointype, outer_path->pathkeys);
-}
-
 // Each pair takes 12 bytes while it is grouped: its two points and its grouped inner point.
 constexpr Size kPairBytes = 3 * sizeof(uint32);
 
@@ -86,10 +80,34 @@ bool ordered_output_fits(double candidates) {
   return candidates * kPairBytes <= static_cast<double>(get_hash_memory_limit());
 }
 
-Cost ordered_output_cost(double candidates, double outer_rows) {
-  // Copying each pair out of the engine's batches and the counting sort's two passes; a step
-  // per outer row.
-  return cpu_operator_cost * (3 * candidates + outer_rows);
+void add_ordered_paths(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                       JoinType jointype, const CustomPath* unordered, double candidates) {
+  const Path* unordered_outer = static_cast<const Path*>(linitial(unordered->custom_paths));
+  ListCell* lc;
+  foreach (lc, outerrel->pathlist) {
+    Path* outer = static_cast<Path*>(lfirst(lc));
+    if (outer->pathkeys == NIL || PATH_REQ_OUTER(outer)) continue;
+    // The outer input's pathkeys, truncated to those useful above, as a nested loop's.
+    List* pathkeys = build_join_pathkeys(root, joinrel, jointype, outer->pathkeys);
+    if (pathkeys == NIL) continue;
+    // The unordered path's cost with this outer input, its engine run (reading the outer rows,
+    // the engine's pairs) moved before the first row, and the grouping: copying each pair out
+    // of the engine's batches, the counting sort's two passes, a step per outer row.
+    const Cost engine = (outer->total_cost - outer->startup_cost) +
+                        outer->rows * (cpu_tuple_cost + row_cost_setting) +
+                        candidates * pair_cost_setting;
+    const Cost grouping = cpu_operator_cost * (3 * candidates + outer->rows);
+    CustomPath* path = makeNode(CustomPath);
+    *path = *unordered;
+    path->path.startup_cost = unordered->path.startup_cost - unordered_outer->startup_cost +
+                              outer->startup_cost + engine + grouping;
+    path->path.total_cost = unordered->path.total_cost - unordered_outer->total_cost +
+                            outer->total_cost + grouping;
+    path->path.pathkeys = pathkeys;
+    path->custom_paths = list_make2(outer, lsecond(unordered->custom_paths));
+    path->custom_private = lappend(list_copy(unordered->custom_private), makeInteger(1));
+    add_path(joinrel, &path->path);
+  }
 }
 
 // ---- executor ---------------------------------------------------------------------------------

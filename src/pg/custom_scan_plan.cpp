@@ -137,7 +137,7 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   const int radius_side = intVal(linitial(forms));
   List* scale = static_cast<List*>(lsecond(forms));
   const JoinType jointype = static_cast<JoinType>(intVal(lfourth(forms)));
-  const bool ordered = intVal(list_nth(forms, 4)) != 0;  // grouped by outer row
+  const bool ordered = list_length(best_path->custom_private) > PATH_ORDERED;
   Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
   Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
 

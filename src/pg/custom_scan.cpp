@@ -265,6 +265,10 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
       list_make4(makeInteger(match.radius_side), match.scale, makeInteger(key_order),
                  makeInteger(jointype)));
   cpath->methods = &path_methods;
+  // The same join grouped by outer row on each outer input path with useful pathkeys (before
+  // add_path, which may free cpath).
+  if (ordered_output_fits(candidates))
+    add_ordered_paths(root, joinrel, outerrel, jointype, cpath, candidates);
   add_path(joinrel, &cpath->path);
 }
 

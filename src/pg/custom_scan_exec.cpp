@@ -89,6 +89,7 @@ Node* create_state(CustomScan* cscan) {
         st->boxes[k].enlarged_side = private_int(priv, PRIV_COUNT + 2 * k + 1);
       }
       st->form_state = create_form_state(priv);
+      if (private_int(priv, PRIV_OUTPUT_ORDERED)) st->ordered_output = create_ordered_output();
       return reinterpret_cast<Node*>(st);
     });
   });
@@ -227,6 +228,7 @@ void start_scan(SimJoinState* st) {
   st->started = true;
   st->finished = false;
   st->phase = 3;
+  stop_ordered_output(st);
   ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
   ResetExprContext(econtext);
   if (!evaluate_scan_eps(st)) {  // a NULL eps or factor: no pair can match
@@ -263,7 +265,8 @@ void start_scan(SimJoinState* st) {
   if (st->outer_shared) {
     share_inner_side(st);  // the inner side as it is now: ordered, values by point, deformed
   } else {
-    if (space_order) order_points(st, &st->outer);
+    // An ordered scan reads its outer rows in their order: their points stay in it.
+    if (space_order && !st->ordered_output) order_points(st, &st->outer);
     values_by_point(st, &st->outer);
     deform_side(st, &st->outer, st->outer_slot);
   }
@@ -274,6 +277,7 @@ void start_scan(SimJoinState* st) {
   st->wi = st->wj = 0;
   st->form_state->mirror_pending = st->form_state->mirror_needed = false;
   if (st->use_engine && st->outer.n_points > 0 && st->inner.n_points > 0) start_stream(st);
+  start_ordered_output(st);
 }
 
 namespace {
@@ -281,6 +285,7 @@ namespace {
 void end_scan(CustomScanState* node) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
   stop_stream(st);
+  end_ordered_output(st);
   if (st->inner.file) BufFileClose(st->inner.file);
   if (st->outer.file) BufFileClose(st->outer.file);
   st->inner.file = st->outer.file = nullptr;

@@ -86,6 +86,7 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
                                  context, true, false);
   ExplainPropertyText("Eps", eps, es);
   explain_forms(st->form_state, es);
+  if (st->ordered_output) ExplainPropertyText("Output Order", "grouped by outer row", es);
   // The device setting is machine-specific (gpu on a GPU machine's test run): a detail.
   if (explain_details_setting) ExplainPropertyText("Device", device_name(), es);
   ExplainPropertyText("Algorithm", "auto", es);
@@ -145,6 +146,12 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
                                        : st->outer.spilled ? "disk" : "memory",
                       es);
   ExplainPropertyInteger("Outer Bytes", "kB", static_cast<int64>(st->outer.bytes / 1024), es);
+  if (st->ordered_output) {
+    ExplainPropertyText("Grouped Pairs Storage", ordered_output_spilled(st) ? "sort" : "memory",
+                        es);
+    ExplainPropertyInteger("Grouped Pairs Bytes", "kB",
+                           static_cast<int64>(ordered_output_bytes(st) / 1024), es);
+  }
 }
 
 }  // namespace simjoin::pg::cs

@@ -197,6 +197,16 @@ double sized_clause_selectivity(PlannerInfo* root, RestrictInfo* rinfo);
 // The sampled candidate pairs of such a clause (PairEstimate::candidates), or -1 where unknown.
 double sampled_clause_candidates(PlannerInfo* root, RestrictInfo* rinfo);
 
+// ---- the output grouped by outer row (custom_scan_ordered.cpp) -------------------------------
+// Whether that many candidate pairs, all held before the first row, fit in hash_mem.
+bool ordered_output_fits(double candidates);
+// Adds `unordered` (not yet added) grouped by outer row on each outer input path whose pathkeys
+// are useful above, priced with the engine's run and the grouping before the first row.
+void add_ordered_paths(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                       JoinType jointype, const CustomPath* unordered, double candidates);
+// The plan's path: grouped by outer row (custom_private's element PATH_ORDERED, where present).
+constexpr int PATH_ORDERED = 6;
+
 // ---- the plan (custom_scan_plan.cpp) ---------------------------------------------------------
 // PlanCustomPath of the SimilarityJoin path.
 Plan* plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path, List* tlist,
@@ -224,6 +234,7 @@ enum PrivateIndex {
   PRIV_SCALE_COUNT,    // monotone operations on the distance (custom_scan_match.h: Match::scale)
   PRIV_KEY_ORDER,      // a self-join's key order clause (custom_scan_match.h: KeyOrder)
   PRIV_JOIN_TYPE,      // JOIN_INNER, JOIN_LEFT (the outer rows kept), JOIN_SEMI or JOIN_ANTI
+  PRIV_OUTPUT_ORDERED,  // the output grouped by outer row in the outer input's order
   // The rows named in errors (custom_scan_errors.cpp), per side: the table a scan child reads
   // (InvalidOid: another plan), the unique column naming its rows and its position in the
   // child's tuple (0 and -1: none).

@@ -20,6 +20,7 @@ namespace {
 
 // The next candidate: in phase 0 (the engine's pairs) the indexes of two points, else of two rows.
 bool next_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_row) {
+  if (ordered_output_active(st)) return next_ordered_candidate(st, outer_row, inner_row);
   FormState* fs = st->form_state;
   for (;;) {
     switch (st->phase) {
@@ -211,7 +212,8 @@ TupleTableSlot* next_unmatched_row(SimJoinState* st) {
   if (!emits_unmatched(st)) return nullptr;
   ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
   TupleTableSlot* scan = st->css.ss.ss_ScanTupleSlot;
-  while (fs->next_unmatched < st->outer.n) {
+  const uint32 end = unmatched_end(st);
+  while (fs->next_unmatched < end) {
     const uint32 row = fs->next_unmatched++;
     if (fs->matched[row]) continue;
     CHECK_FOR_INTERRUPTS();
@@ -249,6 +251,7 @@ TupleTableSlot* next_scan_tuple(ScanState* node) {
     if (!next_candidate(st, &outer_row, &inner_row)) {
       TupleTableSlot* unmatched = next_unmatched_row(st);
       if (unmatched) return unmatched;
+      if (next_outer_group(st)) continue;
       st->finished = true;
       return nullptr;
     }

@@ -137,6 +137,7 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   const int radius_side = intVal(linitial(forms));
   List* scale = static_cast<List*>(lsecond(forms));
   const JoinType jointype = static_cast<JoinType>(intVal(lfourth(forms)));
+  const bool ordered = list_length(best_path->custom_private) > PATH_ORDERED;
   Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
   Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
   // A computed key rechecked on every candidate: a column of its side's rows, computed once.
@@ -217,8 +218,9 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   }
   cscan->custom_scan_tlist = scan_tlist;
   // A per-row radius is read while its side is loaded, an outer or anti-join keeps the outer
-  // rows without a key: the outer side cannot borrow the inner's.
-  const bool shared = radius_side < 0 && jointype == JOIN_INNER && same_scan(root, outer_plan, inner_plan,
+  // rows without a key, an ordered join its own outer rows: the outer side cannot borrow the
+  // inner's.
+  const bool shared = radius_side < 0 && jointype == JOIN_INNER && !ordered && same_scan(root, outer_plan, inner_plan,
                                                   static_cast<Expr*>(linitial(exprs)),
                                                   static_cast<Expr*>(lsecond(exprs)));
   // The key order of a self-join applies where the outer side is the inner side's rows.
@@ -234,6 +236,7 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   priv = lappend(priv, makeInteger(list_length(scale)));
   priv = lappend(priv, makeInteger(key_order));
   priv = lappend(priv, makeInteger(jointype));
+  priv = lappend(priv, makeInteger(ordered));
   priv = list_concat(priv, row_id_private(root, outer_plan));
   priv = list_concat(priv, row_id_private(root, inner_plan));
   priv = list_concat(priv, box_private);

@@ -8,6 +8,7 @@
 //   custom_scan_stream.cpp   the engine on its producer thread: batches, totals
 //   custom_scan_pairs.cpp    the exec callback: candidates, their scan tuples and clauses,
 //                            fast_scan, EvalPlanQual
+//   custom_scan_ordered.cpp  the candidates grouped by outer row, in the outer input's order
 //   custom_scan_explain.cpp  EXPLAIN
 #pragma once
 
@@ -173,6 +174,8 @@ struct SimJoinState {
 
   // The forms beyond  dist(x, y) <= c  and the rows named in errors (custom_scan_form_state.h).
   struct FormState* form_state;
+  // The output grouped by outer row (PRIV_OUTPUT_ORDERED; custom_scan_ordered.cpp), or nullptr.
+  struct OrderedOutput* ordered_output;
 };
 
 // ---- growing palloc'd arrays -----------------------------------------------------------------
@@ -230,6 +233,19 @@ void set_direct_projection(SimJoinState* st, List* targetlist);
 
 // ---- custom_scan_exec.cpp ---------------------------------------------------------------------
 void start_scan(SimJoinState* st);
+
+// ---- custom_scan_ordered.cpp -----------------------------------------------------------------
+OrderedOutput* create_ordered_output();
+void stop_ordered_output(SimJoinState* st);   // a scan's start: the unordered phases; ends its sort
+void start_ordered_output(SimJoinState* st);  // the engine started: takes and groups its pairs
+bool ordered_output_active(const SimJoinState* st);
+// The current outer row's next candidate (as next_candidate's, phase set); false after its last.
+bool next_ordered_candidate(SimJoinState* st, uint32* outer_row, uint32* inner_row);
+uint32 unmatched_end(const SimJoinState* st);  // the outer rows the unmatched phase looks at
+bool next_outer_group(SimJoinState* st);       // the next outer row's candidates; false: none
+Size ordered_output_bytes(const SimJoinState* st);
+bool ordered_output_spilled(const SimJoinState* st);  // the pairs went to a sort past hash_mem
+void end_ordered_output(SimJoinState* st);            // EndCustomScan: the sort's files
 
 // ---- custom_scan_explain.cpp ------------------------------------------------------------------
 void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es);

@@ -10,6 +10,7 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -66,13 +67,41 @@ bool values_only_side(const SimJoinState* st, const Side* side, PlanState* child
                          : !st->inner_rereadable || st->inner_needs_tuples)
     return false;
   const Size dim = static_cast<Size>(st->ref.dim > 0 ? st->ref.dim : 1);
-  const Size per_row = static_cast<Size>(side->n_need) * (sizeof(Datum) + sizeof(bool));
-  if (per_row > sizeof(double) * dim + sizeof(uint32)) return false;
+  Size per_row = static_cast<Size>(side->n_need) * (sizeof(Datum) + sizeof(bool));
   TupleDesc desc = ExecGetResultType(child);
-  for (int c = 0; c < side->n_need; ++c)
-    if (side->need[c] >= desc->natts || !TupleDescAttr(desc, side->need[c])->attbyval)
-      return false;
-  return true;
+  for (int c = 0; c < side->n_need; ++c) {
+    if (side->need[c] >= desc->natts) return false;
+    const Form_pg_attribute attr = TupleDescAttr(desc, side->need[c]);
+    if (attr->attbyval) continue;
+    if (attr->attlen <= 0) return false;  // varlena or cstring: kept with the tuple
+    per_row += MAXALIGN(attr->attlen);    // a fixed-length value (a point) copied once
+  }
+  // At most twice the memory of a row's coordinates (and of two: the inner side is read before
+  // the dimension is known).
+  return per_row <= 2 * (sizeof(double) * std::max<Size>(dim, 2) + sizeof(uint32));
+}
+
+// A values_only row's by-reference values (fixed length: values_only_side) copied out of the
+// child's slot into the side's value arena, so that they outlive the slot without its tuple.
+void copy_fixed_values(SimJoinState* st, Side* side, TupleTableSlot* slot, uint32 row) {
+  constexpr Size kValueArenaBlock = 64 * 1024;
+  TupleDesc desc = slot->tts_tupleDescriptor;
+  Datum* values = side->values + static_cast<Size>(row) * side->n_need;
+  const bool* isnull = side->isnull + static_cast<Size>(row) * side->n_need;
+  for (int c = 0; c < side->n_need; ++c) {
+    const Form_pg_attribute attr = TupleDescAttr(desc, side->need[c]);
+    if (attr->attbyval || isnull[c]) continue;
+    const Size length = MAXALIGN(attr->attlen);
+    if (length > side->value_arena_left) {
+      const Size block = std::max(kValueArenaBlock, length);
+      side->value_arena = static_cast<char*>(MemoryContextAlloc(st->arrays_mcxt, block));
+      side->value_arena_left = block;
+    }
+    std::memcpy(side->value_arena, DatumGetPointer(values[c]), attr->attlen);
+    values[c] = PointerGetDatum(side->value_arena);
+    side->value_arena += length;
+    side->value_arena_left -= length;
+  }
 }
 
 // A row of a values_only side: its needed columns into values[], its tuple only if it is wild.
@@ -88,6 +117,7 @@ void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool w
       side->values_cap = cap;
     }
     copy_needed_columns(side, slot, row);
+    copy_fixed_values(st, side, slot, row);
   }
   if (wild) {
     store_tuple(st, side, slot);  // counts the row

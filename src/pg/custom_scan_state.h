@@ -85,9 +85,12 @@ struct Side {
   uint32 values_cap;
   // Only the wild rows' tuples are kept (tuples[row] / offsets[row] of the other rows unused):
   // the outer side when the inner side has no wild row (no pair reads an outer row with a point
-  // but through values[]) and the columns an engine pair needs are by value and take no more
-  // memory than the row's coordinates, which are kept in memory anyway (values_only_side).
+  // but through values[]) and the columns an engine pair needs are by value or of a fixed length
+  // (a point: copied once) and take no more than twice the memory of the row's coordinates,
+  // which are kept in memory anyway (values_only_side).
   bool values_only;
+  char* value_arena;  // values_only: copies of the by-reference values (copy_fixed_values)
+  Size value_arena_left;
   bool values_by_row;  // values[] are indexed by row, not yet by point (values_by_point)
   bool ordered;        // the points are in space order (order_points)
   bool borrowed;       // tuples, points, point_row and wild are the inner side's (same_scan)

@@ -174,6 +174,8 @@ void reset_side(Side* side) {
   side->isnull = nullptr;
   side->values_cap = 0;
   side->values_only = false;
+  side->value_arena = nullptr;
+  side->value_arena_left = 0;
   side->values_by_row = false;
   side->ordered = false;
   side->tuples = nullptr;

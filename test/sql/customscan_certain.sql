@@ -67,14 +67,23 @@ SELECT distance_clause, decided > 1000 AS decided, rechecked FROM pg_temp.ct_dec
   'SELECT a.id, b.id FROM ct_a a JOIN ct_b b ON b.p <@ circle(a.p, 0.9) AND a.p <-> b.p <= 0.9');
 SELECT decided, rechecked > 1000 AS rechecked FROM pg_temp.ct_decided(
   'SELECT a.id, b.id FROM ct_a a JOIN ct_b b ON b.p <@ circle(a.p, 0.8) AND a.p <-> b.p <= 0.9');
--- The inner side on disk (its pairs in inner row order, their distances moved along).
+-- Points computed by the children (in their per-row memory): the values kept for the pairs are
+-- copies, read by the output and by the rechecked circle clause.
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.p::text AS b
+     FROM (SELECT id, point(p[0] * 1, p[1]) AS p FROM ct_b OFFSET 0) a
+     JOIN (SELECT id, point(p[0], p[1] * 1) AS p FROM ct_b OFFSET 0) b
+       ON b.p <@ circle(a.p, 0.04) AND a.p <-> b.p <= 0.05');
+-- The inner side on disk (its pairs in inner row order, their distances moved along): its rows
+-- are kept because the output reads a text column of them.
+CREATE TABLE ct_d AS SELECT id, p, id::text AS t FROM ct_b;
 SET work_mem = '64kB';
 SELECT * FROM pg_temp.cs_compare(
-  'SELECT a.id AS a, b.id AS b FROM ct_b a JOIN ct_b b ON a.p <-> b.p <= 0.05');
-SELECT pg_temp.cs_explain('SELECT a.id, b.id FROM ct_b a JOIN ct_b b ON a.p <-> b.p <= 0.05',
+  'SELECT a.id AS a, b.t AS b FROM ct_d a JOIN ct_d b ON a.p <-> b.p <= 0.05');
+SELECT pg_temp.cs_explain('SELECT a.id, b.t FROM ct_d a JOIN ct_d b ON a.p <-> b.p <= 0.05',
                           'Inner Storage') AS inner_storage,
        decided > 1000 AS decided, rechecked FROM pg_temp.ct_decided(
-  'SELECT a.id, b.id FROM ct_b a JOIN ct_b b ON a.p <-> b.p <= 0.05');
+  'SELECT a.id, b.t FROM ct_d a JOIN ct_d b ON a.p <-> b.p <= 0.05');
 RESET work_mem;
 -- Empty side.
 SELECT * FROM pg_temp.cs_compare(

@@ -60,6 +60,7 @@ Tuning& tuning() {
       defaults.grid_tiles = tiles[0] == '0' ? 0 : tiles[0] == '1' ? 1 : -1;
     if (const char* zsort = std::getenv("SIMJOIN_GPU_ZSORT"); zsort && *zsort)
       defaults.szl_compare_sort = std::string(zsort) == "compare";
+    defaults.szl_curve_copies = env_size("SIMJOIN_GPU_SZL_COPIES", 1, true) != 0;
     return defaults;
   }();
   return knobs;
@@ -341,6 +342,23 @@ void run_szl(const PointSet& left, const PointSet* right, const JoinSpec& spec, 
   DeviceBuffer<SzlInterval> intervals(num_queries);
   compute_szl_intervals(args, intervals.data(), stream.get());
   args.intervals = intervals.data();
+  // The curve-ordered copies where they fit a quarter of the join's memory (the inputs take at
+  // most half, the result buffers a quarter).
+  DeviceBuffer<float> curve_float, curve_mag;
+  DeviceBuffer<double> curve_first;
+  const std::size_t copy_bytes = szl_curve_copy_bytes(index.curves, index.listed, dim);
+  if (tuning().szl_curve_copies && copy_bytes <= join_memory_bytes(spec.device_memory_bytes) / 4) {
+    const std::size_t rows = std::size_t(index.curves) * index.listed;
+    curve_float.resize(rows * dim);
+    curve_mag.resize(rows);
+    curve_first.resize(rows);
+    make_szl_curve_copies(args, curve_float.data(), curve_mag.data(), curve_first.data(),
+                          stream.get());
+    args.curve_float = curve_float.data();
+    args.curve_mag = curve_mag.data();
+    args.curve_first = curve_first.data();
+    stats.algorithm = "gpu-szl-copies";
+  }
   std::vector<std::uint32_t> diagonal;
   if (!right && spec.self_pairs == SelfPairs::All) diagonal = finite_point_ids(left);
   timer.mark("intervals");

@@ -146,19 +146,22 @@ __global__ void __launch_bounds__(kJoinBlock)
                                a.probe_coords + std::uint64_t(id) * dim};
     const double first_coordinate = query.exact[0];
     const SzlInterval interval = a.intervals[q];
-    const std::uint32_t* ids = a.order + std::uint64_t(interval.curve) * a.listed;
+    const std::uint64_t curve_offset = std::uint64_t(interval.curve) * a.listed;
+    const std::uint32_t* ids = a.order + curve_offset;
     const std::uint64_t first_out = FILL ? offsets[q] - base : 0;
     std::uint32_t found = 0;
     for (std::uint32_t k = interval.first; k < interval.last; ++k) {
       const std::uint32_t other = ids[k];
       const double* exact = a.build_coords + std::uint64_t(other) * dim;
+      const std::uint64_t row = a.curve_float ? curve_offset + k : other;
       if (a.self_join) {
-        const double b0 = exact[0];
+        const double b0 = a.curve_float ? a.curve_first[row] : exact[0];
         if (!(b0 > first_coordinate || (b0 == first_coordinate && other > id))) continue;
       }
       ++evaluated;
-      const CandidatePoint candidate{a.build_float + std::uint64_t(other) * dim,
-                                     a.build_mag[other], exact};
+      const CandidatePoint candidate =
+          a.curve_float ? CandidatePoint{a.curve_float + row * dim, a.curve_mag[row], exact}
+                        : CandidatePoint{a.build_float + row * dim, a.build_mag[row], exact};
       const double acc = candidate_distance<M, DIM>(a.filter, query, candidate, dim, a.bound);
       if (acc <= a.bound) {
         record_szl_pair<M, FILL>(a, id, other, acc, first_out + found, out, direct);
@@ -197,6 +200,32 @@ void compute_szl_intervals(const SzlJoinArgs& args, SzlInterval* intervals,
     CUDA_CHECK_LAUNCH();
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));  // the corners are freed on return
+}
+
+namespace {
+
+// Row r of the curve-ordered copies = build point order[r] (r over every curve's positions).
+__global__ void gather_curve_rows(SzlJoinArgs a, std::uint64_t rows, float* __restrict__ curve_float,
+                                  float* __restrict__ curve_mag, double* __restrict__ curve_first) {
+  const std::uint64_t r = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  const std::uint64_t id = a.order[r];
+  for (int j = 0; j < a.dim; ++j) curve_float[r * a.dim + j] = a.build_float[id * a.dim + j];
+  curve_mag[r] = a.build_mag[id];
+  curve_first[r] = a.build_coords[id * a.dim];
+}
+
+}  // namespace
+
+void make_szl_curve_copies(const SzlJoinArgs& args, float* curve_float, float* curve_mag,
+                           double* curve_first, cudaStream_t stream) {
+  const std::uint64_t rows = std::uint64_t(args.curves) * args.listed;
+  if (rows == 0) return;
+  const unsigned blocks = static_cast<unsigned>((rows + kIntervalBlock - 1) / kIntervalBlock);
+  gather_curve_rows<<<blocks, kIntervalBlock, 0, stream>>>(args, rows, curve_float, curve_mag,
+                                                           curve_first);
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 void SzlJoinProducer::count(std::uint32_t* counts, unsigned long long* candidates,

@@ -6,6 +6,7 @@
 // coordinate, id) order, so each unordered pair is found once, as on the CPU.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "float_filter.cuh"
@@ -37,6 +38,11 @@ struct SzlJoinArgs {
   const double* build_coords = nullptr;
   const float* build_float = nullptr;
   const float* build_mag = nullptr;
+  // Optional (null: read through the ids): per curve, in curve order, the build points' float
+  // rows, magnitude bounds and first coordinates, so that a walk reads contiguous memory.
+  const float* curve_float = nullptr;  // curves * listed rows of dim values
+  const float* curve_mag = nullptr;    // curves * listed
+  const double* curve_first = nullptr;  // curves * listed
   // The probing input by id (in a self-join, the build input itself), and the query order.
   const double* probe_coords = nullptr;
   const float* probe_float = nullptr;
@@ -53,6 +59,16 @@ struct SzlJoinArgs {
 
 // Writes each query's shortest interval to `intervals` (num_queries entries).
 void compute_szl_intervals(const SzlJoinArgs& args, SzlInterval* intervals, cudaStream_t stream);
+
+// The device bytes of the curve-ordered copies (SzlJoinArgs::curve_float and the others).
+inline std::size_t szl_curve_copy_bytes(std::uint32_t curves, std::uint32_t listed, int dim) {
+  return std::size_t(curves) * listed * (sizeof(float) * dim + sizeof(float) + sizeof(double));
+}
+
+// Writes the curve-ordered copies into the buffers that `args` names (sized per
+// szl_curve_copy_bytes), from args.build_float, build_mag, build_coords and order.
+void make_szl_curve_copies(const SzlJoinArgs& args, float* curve_float, float* curve_mag,
+                           double* curve_first, cudaStream_t stream);
 
 class SzlJoinProducer : public PairProducer {
  public:

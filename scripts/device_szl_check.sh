@@ -79,6 +79,8 @@ if [[ $steps == *" bench "* ]]; then
         run 30 --data uniform --range 1 --n $n --dim 16 --eps 0.1 --algorithm $algorithm
       done
     done
+    # The same SZL join walking through the ids (no curve-ordered copies).
+    SIMJOIN_GPU_SZL_COPIES=0 run 30 --data uniform --range 1 --n 262144 --dim 16 --eps 0.1 --algorithm szl
     # Uniform 16-D, n = 256k: growing eps (0.1 above).
     for eps in 0.01 0.05 0.2 0.35; do
       for algorithm in szl grid; do

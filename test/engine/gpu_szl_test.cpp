@@ -1,7 +1,8 @@
 // The Set-of-Z-Lists join on the GPU (Algorithm::Szl, Device::Gpu) against the oracle and the CPU
 // SZL join: the same pairs (indexes and distance bits) and, where the inputs are not chunked, the
 // same candidate count (the CPU and GPU indexes agree, so every probe walks the same interval).
-// Dimensions 1..256, every metric, both curve sorts, self-joins (All, Unique), two inputs either
+// Dimensions 1..256, every metric, both curve sorts, walks with and without the curve-ordered
+// copies, self-joins (All, Unique), two inputs either
 // side bigger, lattices at exactly eps, duplicates, NaN, empty inputs, early stop, the two-pass
 // (count, then fill) result path and a device memory budget that forces chunks.
 #include <gtest/gtest.h>
@@ -31,30 +32,41 @@ JoinSpec gpu_szl_spec(double eps, Metric metric, SelfPairs mode) {
   return szl_spec(eps, metric, mode);
 }
 
-std::string szl_name(Metric metric) {
-  return metric == Metric::Cosine ? "gpu-szl on unit vectors" : "gpu-szl";
-}
+// The two ways through the GPU SZL join that the tests take in turn: radix-sorted curves walked
+// through the curve-ordered copies, merge-sorted curves walked through the ids.
+struct SzlVariant {
+  bool compare_sort;
+  bool curve_copies;
+  const char* name;  // JoinStats::algorithm
+  void use() const {
+    gpu::tuning().szl_compare_sort = compare_sort;
+    gpu::tuning().szl_curve_copies = curve_copies;
+  }
+};
+constexpr SzlVariant kSzlVariants[] = {{false, true, "gpu-szl-copies"}, {true, false, "gpu-szl"}};
 
-// The GPU SZL join equals the oracle and the CPU SZL join (pairs and candidates).
-void expect_gpu_szl_matches(const Points& left, const Points* right, const JoinSpec& spec) {
+// The GPU SZL join equals the oracle and the CPU SZL join (pairs and candidates); returns the
+// GPU join's stats.
+JoinStats expect_gpu_szl_matches(const Points& left, const Points* right, const JoinSpec& spec) {
   const JoinStats gpu = expect_matches_oracle(left, right, spec);
   JoinSpec on_cpu = spec;
   on_cpu.device = Device::Cpu;
   const JoinOutcome cpu = join_collect(left, right, on_cpu);
   if (cpu.stats.algorithm.find("szl") != std::string::npos) {
-    EXPECT_EQ(gpu.algorithm, szl_name(spec.metric));
+    EXPECT_EQ(gpu.algorithm.rfind("gpu-szl", 0), 0u) << gpu.algorithm;
     EXPECT_EQ(gpu.candidates, cpu.stats.candidates);
   }
+  return gpu;
 }
 
-// Self-join All and Unique and both two-input orientations, with both curve sorts.
+// Self-join All and Unique and both two-input orientations, both variants.
 void expect_gpu_szl_shapes_match(const Points& points, double eps, Metric metric) {
   const Points half{points.dim, std::vector<double>(points.coords.begin(),
                                                     points.coords.begin() +
                                                         points.coords.size() / 2)};
-  for (bool compare_sort : {false, true}) {
+  for (const SzlVariant& variant : kSzlVariants) {
     GpuTuningGuard guard;
-    gpu::tuning().szl_compare_sort = compare_sort;
+    variant.use();
     for (SelfPairs mode : {SelfPairs::All, SelfPairs::Unique}) {
       expect_gpu_szl_matches(points, nullptr, szl_spec(eps, metric, mode));
     }
@@ -69,12 +81,14 @@ TEST_P(GpuSzlRandomJoin, MatchesOracleAndCpuSzl) {
   SKIP_WITHOUT_GPU();
   const RandomJoinInputs in = random_join_inputs(GetParam(), {150, 400}, {170, 420});
   const unsigned seed = seed_of(GetParam());
-  for (bool compare_sort : {false, true}) {
+  for (const SzlVariant& variant : kSzlVariants) {
     GpuTuningGuard guard;
-    gpu::tuning().szl_compare_sort = compare_sort;
+    variant.use();
     JoinSpec spec = szl_spec(in.eps, in.metric, in.mode);
     spec.batch_pairs = seed % 3 == 0 ? 7 : 1000;
-    expect_gpu_szl_matches(in.left, in.right_input(), spec);
+    const JoinStats stats = expect_gpu_szl_matches(in.left, in.right_input(), spec);
+    EXPECT_EQ(stats.algorithm,
+              variant.name + std::string(in.metric == Metric::Cosine ? " on unit vectors" : ""));
   }
 }
 

@@ -311,7 +311,12 @@ int main(int argc, char** argv) {
   const PointSet* right_ptr = o.two > 0 ? &right : nullptr;
   const JoinSpec spec = make_spec(o);
   if (o.zsort) {
-    time_curve_sorts(left, o.threads, o.device == "gpu");
+    try {
+      time_curve_sorts(left, o.threads, o.device == "gpu");
+    } catch (const simjoin::Error& e) {
+      std::fprintf(stderr, "simjoin_bench: %s\n", e.what());
+      return 1;
+    }
     return 0;
   }
 

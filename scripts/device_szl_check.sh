@@ -40,10 +40,11 @@ fi
 if [[ $steps == *" sanitizer "* ]]; then
   small='GpuSzlJoin.CountThenFillInManyBatches:GpuSzlRandomJoin.MatchesOracleAndCpuSzl/d7_Euclidean_Blobs_SelfAll'
   wide="$small:GpuSzlJoin.EmptyInputsAndOnePoint:GpuSzlJoin.NonFinitePointsNeverMatch:GpuSzlRandomJoin.MatchesOracleAndCpuSzl/d64_Manhattan_Uniform_*"
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck synccheck; do
     extra="" filter=$small limit=45
     [ $tool = memcheck ] && extra="--leak-check full" filter=$wide limit=75
-    timeout $limit compute-sanitizer --tool $tool $extra $B/engine_tests --gtest_filter="$filter" \
+    timeout $limit "$sanitizer" --tool $tool $extra $B/engine_tests --gtest_filter="$filter" \
       >"$OUT/$tool.txt" 2>&1
     echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.txt" | tail -3 | tr '\n' ' ') $(elapsed)"
   done

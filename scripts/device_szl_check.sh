@@ -32,9 +32,14 @@ if [[ $steps == *" build "* ]]; then
 fi
 
 if [[ $steps == *" gtest "* ]]; then
-  timeout 240 $B/engine_tests --gtest_brief=1 --gtest_filter='*Szl*:Gpu*:*Gpu*' >"$OUT/gtest.txt" 2>&1
-  echo "gtest rc=$? $(elapsed)"
-  grep -E "^\[  FAILED|^\[  PASSED|^\[  SKIPPED|tests ran" "$OUT/gtest.txt" | head -30
+  # The SZL tests first (CPU and GPU), then the other GPU tests (nothing else broke).
+  for part in "szl:*Szl*:150" "gpu:Gpu*:*Gpu*:-*Szl*:200"; do
+    name=${part%%:*} rest=${part#*:}
+    filter=${rest%:*} limit=${rest##*:}
+    timeout "$limit" $B/engine_tests --gtest_brief=1 --gtest_filter="$filter" >"$OUT/gtest-$name.txt" 2>&1
+    echo "gtest $name rc=$? $(elapsed)"
+    grep -E "^\[  FAILED|^\[  PASSED|^\[  SKIPPED|tests ran" "$OUT/gtest-$name.txt" | head -30
+  done
 fi
 
 if [[ $steps == *" sanitizer "* ]]; then

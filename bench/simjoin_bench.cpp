@@ -10,7 +10,8 @@
 // sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of seed 004);
 // directions: n/100 directions in [-1, 1]^dim with noisy copies (for cosine);
 // --zsort: times the SZL index build of the left input with each curve sort (materialized Z keys
-// and the key-free comparator) and exits.
+// and the key-free comparator; with --device gpu, the GPU index: radix sorts on key words and the
+// merge sort with z_compare) and exits. The GPU join's sort: SIMJOIN_GPU_ZSORT=keys|compare.
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
 #include <algorithm>
 #include <chrono>
@@ -227,7 +228,16 @@ class CollectingSink : public PairSink {
 
 // ---- the curve sorts of the SZL index -----------------------------------------------------------
 
-void time_curve_sorts(const PointSet& points, int threads) {
+void time_curve_sorts(const PointSet& points, int threads, bool on_gpu) {
+  if (on_gpu) {
+    simjoin::gpu::szl_index_seconds(points, false);  // the context and kernels, untimed
+    for (bool compare_sort : {false, true}) {
+      const double seconds = simjoin::gpu::szl_index_seconds(points, compare_sort);
+      std::printf("zsort: device=gpu n=%zu dim=%zu method=%s index_s=%.4f\n", points.n,
+                  points.dim, compare_sort ? "compare" : "keys", seconds);
+    }
+    return;
+  }
   for (const auto method : {simjoin::ZSortMethod::Keys, simjoin::ZSortMethod::Msb}) {
     const auto start = std::chrono::steady_clock::now();
     const simjoin::SzlIndex index = simjoin::build_szl_index(points, 0, threads, method);
@@ -301,7 +311,12 @@ int main(int argc, char** argv) {
   const PointSet* right_ptr = o.two > 0 ? &right : nullptr;
   const JoinSpec spec = make_spec(o);
   if (o.zsort) {
-    time_curve_sorts(left, o.threads);
+    try {
+      time_curve_sorts(left, o.threads, o.device == "gpu");
+    } catch (const simjoin::Error& e) {
+      std::fprintf(stderr, "simjoin_bench: %s\n", e.what());
+      return 1;
+    }
     return 0;
   }
 

@@ -1,7 +1,9 @@
-// simjoin::gpu::run_join: the engine's join on the GPU, eps-grid (seeds 002, 004) or brute force.
+// simjoin::gpu::run_join: the engine's join on the GPU: eps-grid (seeds 002, 004), brute force, or
+// on request the Set-of-Z-Lists join (szl_index.cuh, szl_join_kernel.cuh).
 #include "gpu_backend.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -23,6 +25,9 @@
 #include "input_checks.h"
 #include "pair_pipeline.cuh"
 #include "phase_clock.h"
+#include "szl_index.cuh"
+#include "szl_join.h"
+#include "szl_join_kernel.cuh"
 
 namespace simjoin::gpu {
 
@@ -53,6 +58,9 @@ Tuning& tuning() {
     defaults.input_bytes = env_size("SIMJOIN_GPU_INPUT_BYTES", defaults.input_bytes, true);
     if (const char* tiles = std::getenv("SIMJOIN_GPU_TILES"); tiles && *tiles)
       defaults.grid_tiles = tiles[0] == '0' ? 0 : tiles[0] == '1' ? 1 : -1;
+    if (const char* zsort = std::getenv("SIMJOIN_GPU_ZSORT"); zsort && *zsort)
+      defaults.szl_compare_sort = std::string(zsort) == "compare";
+    defaults.szl_curve_copies = env_size("SIMJOIN_GPU_SZL_COPIES", 1, true) != 0;
     return defaults;
   }();
   return knobs;
@@ -157,6 +165,13 @@ PipelineOptions pipeline_options(const PointSet* right, const JoinSpec& spec,
   return options;
 }
 
+// Whether the sink asks to stop between phases (then the join reports that it stopped).
+bool stop_requested(PairSink& sink, JoinStats& stats) {
+  if (sink.keep_going()) return false;
+  stats.stopped = true;
+  return true;
+}
+
 void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      double bound, PairSink& sink, JoinStats& stats, PhaseClock& timer) {
   stats.algorithm = "gpu-brute-force";
@@ -169,10 +184,7 @@ void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec
       right ? float_points(right_coords.data(), right->n, dim, centre, nullptr) : FloatPoints();
   CUDA_CHECK(cudaStreamSynchronize(nullptr));
   timer.mark("upload");
-  if (!sink.keep_going()) {  // cancel between phases too
-    stats.stopped = true;
-    return;
-  }
+  if (stop_requested(sink, stats)) return;  // cancel between phases too
   BruteForceArgs args;
   args.left_float = left_float.coords.data();
   args.left_mag = left_float.mag.data();
@@ -236,10 +248,7 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
             : FloatPoints();
   const FloatPoints& query_float = right ? probe_float : index_float;
   timer.mark("upload+sort");
-  if (!sink.keep_going()) {  // cancel between phases too
-    stats.stopped = true;
-    return;
-  }
+  if (stop_requested(sink, stats)) return;  // cancel between phases too
   const CellIndex cells = build_cell_index(index_points, geometry, stream.get());
 
   GridJoinArgs args;
@@ -268,11 +277,93 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
   if (!right && spec.self_pairs == SelfPairs::All)
     diagonal = download_ids(index_points.ids, index_points.n_finite);
   timer.mark("index");
-  if (!sink.keep_going()) {
-    stats.stopped = true;
-    return;
-  }
+  if (stop_requested(sink, stats)) return;
   const GridJoinProducer producer(args, spec.metric);
+  stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &diagonal), sink, stats);
+}
+
+SzlSort szl_sort() { return tuning().szl_compare_sort ? SzlSort::Compare : SzlSort::Keys; }
+
+// The SZL join: the index on the smaller input (the only one for a self-join), probed by every
+// finite point of the other in Z order, or by the index's own points in the order of curve 0.
+void run_szl(const PointSet& left, const PointSet* right, const JoinSpec& spec, double bound,
+             PairSink& sink, JoinStats& stats, PhaseClock& timer) {
+  stats.algorithm = "gpu-szl";
+  CudaStream stream;
+  const bool build_is_left = right == nullptr || left.n <= right->n;
+  const PointSet& build = build_is_left ? left : *right;
+  const PointSet* probe = right ? (build_is_left ? right : &left) : nullptr;
+  const int dim = static_cast<int>(left.dim);
+  const DeviceBuffer<double> build_coords = upload(build);
+  const DeviceBuffer<double> probe_coords = probe ? upload(*probe) : DeviceBuffer<double>();
+  const DeviceBuffer<double> centre = float_centre(left, right);
+  const FloatPoints build_float = float_points(build_coords.data(), build.n, dim, centre,
+                                               stream.get());
+  const FloatPoints probe_float =
+      probe ? float_points(probe_coords.data(), probe->n, dim, centre, stream.get())
+            : FloatPoints();
+  CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  timer.mark("upload");
+  if (stop_requested(sink, stats)) return;  // cancel between phases too
+  const DeviceSzlIndex index =
+      build_device_szl_index(build, build_coords.data(), szl_sort(), stream.get());
+  std::uint32_t num_queries = index.listed;
+  const DeviceBuffer<std::uint32_t> probe_ids =
+      probe ? probe_order(index, probe_coords.data(), static_cast<std::uint32_t>(probe->n),
+                          &num_queries, stream.get())
+            : DeviceBuffer<std::uint32_t>();
+  timer.mark("index");
+  if (stop_requested(sink, stats)) return;
+
+  SzlJoinArgs args;
+  args.dim = dim;
+  args.curves = index.curves;
+  args.listed = index.listed;
+  for (std::uint32_t c = 0; c < index.curves && c < kMaxSzlCurves; ++c)
+    args.shifts[c] = index.shifts[c];
+  args.order = index.order.data();
+  args.prefixes = index.prefixes.data();
+  args.quantized = index.quantized.data();
+  args.lo = index.lo.data();
+  args.scale = index.scale;
+  args.build_coords = build_coords.data();
+  args.build_float = build_float.coords.data();
+  args.build_mag = build_float.mag.data();
+  args.probe_coords = probe ? probe_coords.data() : build_coords.data();
+  args.probe_float = probe ? probe_float.coords.data() : build_float.coords.data();
+  args.probe_mag = probe ? probe_float.mag.data() : build_float.mag.data();
+  args.query_ids = probe ? probe_ids.data() : index.order.data();  // self: curve 0's order
+  args.num_queries = num_queries;
+  args.self_join = probe == nullptr;
+  args.build_is_left = build_is_left;
+  args.radius = szl_box_radius(spec.eps);
+  args.bound = bound;
+  args.filter = filter_for(bound, spec, dim);
+  DeviceBuffer<SzlInterval> intervals(num_queries);
+  compute_szl_intervals(args, intervals.data(), stream.get());
+  args.intervals = intervals.data();
+  // The curve-ordered copies where they fit a quarter of the join's memory (the inputs take at
+  // most half, the result buffers a quarter).
+  DeviceBuffer<float> curve_float, curve_mag;
+  DeviceBuffer<double> curve_first;
+  const std::size_t copy_bytes = szl_curve_copy_bytes(index.curves, index.listed, dim);
+  if (tuning().szl_curve_copies && copy_bytes <= join_memory_bytes(spec.device_memory_bytes) / 4) {
+    const std::size_t rows = std::size_t(index.curves) * index.listed;
+    curve_float.resize(rows * dim);
+    curve_mag.resize(rows);
+    curve_first.resize(rows);
+    make_szl_curve_copies(args, curve_float.data(), curve_mag.data(), curve_first.data(),
+                          stream.get());
+    args.curve_float = curve_float.data();
+    args.curve_mag = curve_mag.data();
+    args.curve_first = curve_first.data();
+    stats.algorithm = "gpu-szl-copies";
+  }
+  std::vector<std::uint32_t> diagonal;
+  if (!right && spec.self_pairs == SelfPairs::All) diagonal = finite_point_ids(left);
+  timer.mark("intervals");
+  if (stop_requested(sink, stats)) return;
+  const SzlJoinProducer producer(args, spec.metric);
   stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &diagonal), sink, stats);
 }
 
@@ -281,7 +372,9 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
 std::size_t chunk_points_for(const PointSet& left, const PointSet* right, const JoinSpec& spec) {
   std::size_t budget = tuning().input_bytes;
   if (budget == 0) budget = join_memory_bytes(spec.device_memory_bytes) / 2;
-  const std::size_t per_point = device_bytes_per_point(left.dim);
+  std::size_t per_point = device_bytes_per_point(left.dim);
+  if (spec.algorithm == Algorithm::Szl)
+    per_point = std::max(per_point, szl_device_bytes_per_point(left.dim));
   const std::size_t points = left.n + (right ? right->n : 0);
   if (points * per_point <= budget) return 0;
   return std::max<std::size_t>(1, budget / (2 * per_point));
@@ -299,15 +392,16 @@ JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const 
   const double bound = accumulated_bound(spec.eps, spec.metric);
   PhaseClock timer(stats);
 
+  if (spec.algorithm == Algorithm::Szl && std::isfinite(spec.eps) && left.dim > 0) {
+    run_szl(left, right, spec, bound, sink, stats, timer);
+    return stats;
+  }
   // The grid needs a finite eps and an indexable dimension; brute force covers the rest.
   if (spec.algorithm != Algorithm::BruteForce && std::isfinite(spec.eps) && left.dim > 0) {
     const GridPlan plan = plan_grid(left, right, spec.eps, spec.metric, spec.indexed_dims);
     const GridGeometry geometry = make_grid_geometry(plan, static_cast<int>(left.dim));
     timer.mark("plan");
-    if (!sink.keep_going()) {  // cancel between phases too
-      stats.stopped = true;
-      return stats;
-    }
+    if (stop_requested(sink, stats)) return stats;  // cancel between phases too
     if (geometry.k > 0) {
       run_grid(left, right, spec, geometry, bound, sink, stats, timer);
       return stats;
@@ -323,14 +417,22 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
                    PairSink& sink) {
   check_inputs(left, right);
   if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
-  if (spec.algorithm == Algorithm::Szl)
-    throw Error("simjoin: the SZL join is not implemented on the GPU yet");
   const DeviceInfo& device = use_device();
   const std::size_t chunk_points = chunk_points_for(left, right, spec);
   if (chunk_points == 0) return run_join_in_memory(left, right, spec, sink);
   JoinStats stats = run_chunked_join(left, right, spec, chunk_points, run_join_in_memory, sink);
   stats.device = "gpu: " + device.name;  // also where every chunk pair was pruned
   return stats;
+}
+
+double szl_index_seconds(const PointSet& points, bool compare_sort) {
+  use_device();
+  const DeviceBuffer<double> coords = upload(points);
+  CudaStream stream;
+  const auto start = std::chrono::steady_clock::now();
+  const DeviceSzlIndex index = build_device_szl_index(
+      points, coords.data(), compare_sort ? SzlSort::Compare : SzlSort::Keys, stream.get());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 bool memory_info(std::string* name, std::size_t* free_bytes, std::size_t* total_bytes) {

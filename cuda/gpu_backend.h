@@ -20,6 +20,13 @@ JoinBackend& backend();
 // the float copy, and ids, keys, magnitudes and the sort's double buffers. The chunked join's
 // budget and the GPU service's ledger requests both count with it.
 inline std::size_t device_bytes_per_point(std::size_t dim) { return 20 * dim + 48; }
+// The same for the SZL join: the doubles, the float copy, the quantized coordinates, per curve an
+// id and a key prefix (at most 9 curves), and the sorts' key words and ids.
+inline std::size_t szl_device_bytes_per_point(std::size_t dim) { return 16 * dim + 176; }
+
+// Seconds to build the SZL index (szl_index.cuh) of `points` on the device, its curves sorted on
+// key words (compare_sort false) or with z_compare; for simjoin_bench --zsort.
+double szl_index_seconds(const PointSet& points, bool compare_sort);
 
 // The usable GPUs (0 without one), and the one (0 .. gpu_count() - 1) the calling thread's joins,
 // warm_up, memory_info and context_healthy use: each thread starts on the first.

@@ -18,6 +18,10 @@ JoinStats run_join(const PointSet&, const PointSet*, const JoinSpec&, PairSink&)
   throw Error("simjoin was built without CUDA: no GPU backend");
 }
 
+double szl_index_seconds(const PointSet&, bool) {
+  throw Error("simjoin was built without CUDA: no GPU backend");
+}
+
 bool memory_info(std::string*, std::size_t*, std::size_t*) { return false; }
 
 void warm_up() { throw Error("simjoin was built without CUDA: no GPU backend"); }

@@ -1,7 +1,8 @@
 // Process-wide knobs of the GPU backend, for tests (small batches force many of them) and
 // benchmarks; the defaults can be set by the environment variables SIMJOIN_GPU_BATCH_PAIRS,
 // SIMJOIN_GPU_STREAMS, SIMJOIN_GPU_DIRECT_PAIRS, SIMJOIN_GPU_HOST_CHUNK_PAIRS,
-// SIMJOIN_GPU_FLOAT_FILTER, SIMJOIN_GPU_TILES and SIMJOIN_GPU_INPUT_BYTES (read on first use). Not synchronized: set them before joins start.
+// SIMJOIN_GPU_FLOAT_FILTER, SIMJOIN_GPU_TILES, SIMJOIN_GPU_INPUT_BYTES, SIMJOIN_GPU_ZSORT and
+// SIMJOIN_GPU_SZL_COPIES (read on first use). Not synchronized: set them before joins start.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +28,12 @@ struct Tuning {
   // Device memory the inputs of one join may take; larger inputs are joined in chunks
   // (chunked_join.h). 0: half the free device memory (SIMJOIN_GPU_INPUT_BYTES).
   std::size_t input_bytes = 0;
+  // SZL index: sort the curves with CUB's merge sort and z_compare instead of radix sorts on
+  // materialized key words (SIMJOIN_GPU_ZSORT=compare; =keys, the default, for the radix sorts).
+  bool szl_compare_sort = false;
+  // SZL walk: read the build points from per-curve copies in curve order where they fit (false:
+  // through the ids; SIMJOIN_GPU_SZL_COPIES=0).
+  bool szl_curve_copies = true;
 };
 
 Tuning& tuning();

@@ -107,12 +107,22 @@ std::size_t szl_default_curves(std::size_t dim) {
   return 5;
 }
 
+void choose_szl_parameters(const PointSet& points, std::size_t curves, SzlIndex& index) {
+  index.points = points;
+  choose_grid(points, index);
+  const std::size_t denominator = shift_denominator(points.dim);
+  index.curves = std::min(curves == 0 ? szl_default_curves(points.dim) : curves, denominator);
+  index.shifts.clear();
+  for (std::size_t j = 0; j < index.curves; ++j) {
+    index.shifts.push_back(z_curve_shift(j, denominator));
+  }
+}
+
 SzlIndex build_szl_index(const PointSet& points, std::size_t curves, int threads,
                          ZSortMethod method) {
   SzlIndex index;
-  index.points = points;
+  choose_szl_parameters(points, curves, index);
   const std::size_t dim = points.dim;
-  choose_grid(points, index);
   index.quantized.resize(points.n * dim);
   std::vector<std::uint32_t> finite;
   finite.reserve(points.n);
@@ -126,11 +136,6 @@ SzlIndex build_szl_index(const PointSet& points, std::size_t curves, int threads
       }
     }
   });
-  const std::size_t denominator = shift_denominator(dim);
-  index.curves = std::min(curves == 0 ? szl_default_curves(dim) : curves, denominator);
-  for (std::size_t j = 0; j < index.curves; ++j) {
-    index.shifts.push_back(z_curve_shift(j, denominator));
-  }
   index.listed = finite.size();
   index.order.resize(index.curves * index.listed);
   index.prefixes.resize(index.curves * index.listed);

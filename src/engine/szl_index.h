@@ -46,6 +46,10 @@ struct SzlIndex {
 // (their measurements: about 9, 6 and 5 curves are best at d = 16, 64 and 256).
 std::size_t szl_default_curves(std::size_t dim);
 
+// The index's grid and curves without its lists: points, lo, scale, curves and shifts (the GPU
+// index quantizes and sorts with exactly these).
+void choose_szl_parameters(const PointSet& points, std::size_t curves, SzlIndex& index);
+
 // Builds the index of `points` with `curves` curves (0: szl_default_curves; at most the shift
 // denominator, d + 1 or d + 2, whichever is odd), sorting the curves on `threads` threads.
 SzlIndex build_szl_index(const PointSet& points, std::size_t curves, int threads,

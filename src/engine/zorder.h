@@ -76,6 +76,20 @@ SIMJOIN_HD inline std::uint64_t z_key_prefix(const std::uint32_t* q, std::size_t
   return word;
 }
 
+// Word w of the key (z_key's key[w]) alone: the GPU's least-significant-word-first radix sort
+// builds one word per pass.
+SIMJOIN_HD inline std::uint64_t z_key_word(const std::uint32_t* q, std::size_t dim,
+                                           std::uint32_t shift, std::size_t w) {
+  const std::size_t total = dim * kZBits;
+  std::uint64_t word = 0;
+  for (std::size_t g = w * 64; g < w * 64 + 64; ++g) {
+    std::uint64_t bit = 0;
+    if (g < total) bit = ((q[g % dim] + shift) >> (kZBits - 1 - g / dim)) & 1u;
+    word = (word << 1) | bit;
+  }
+  return word;
+}
+
 // Word-by-word comparison of two keys of `words` words.
 SIMJOIN_HD inline int z_key_compare(const std::uint64_t* a, const std::uint64_t* b,
                                     std::size_t words) {

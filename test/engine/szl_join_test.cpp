@@ -12,6 +12,7 @@
 #include "join_scenarios.h"
 #include "random_join_cases.h"
 #include "szl_join.h"
+#include "szl_scenarios.h"
 #include "test_support.h"
 
 namespace simjoin {
@@ -57,99 +58,21 @@ INSTANTIATE_TEST_SUITE_P(Dims, SzlRandomJoin,
                          random_join_params(::testing::Values(1, 2, 3, 7, 16, 64, 256)),
                          random_join_name);
 
-TEST(SzlJoin, ExponentialData) {
-  for (std::size_t dim : {2, 7, 16, 64}) {
-    const Points points = exponential_points(500, dim, 40.0, static_cast<unsigned>(dim));
-    for (Metric metric : {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev}) {
-      expect_szl_shapes_match(points, eps_from_sample(points, metric), metric);
-    }
-  }
-}
+TEST(SzlJoin, ExponentialData) { szl_exponential_cases(expect_szl_shapes_match); }
 
-TEST(SzlJoin, DuplicateHeavyData) {
-  const Points points = exact_duplicates(600);
-  for (double eps : {0.0, 0.3}) {
-    for (Metric metric : {Metric::Euclidean, Metric::Chebyshev, Metric::Cosine}) {
-      expect_szl_shapes_match(points, eps, metric);
-    }
-  }
-}
+TEST(SzlJoin, DuplicateHeavyData) { szl_duplicate_cases(expect_szl_shapes_match); }
 
-// Lattices whose neighbours lie at exactly eps (and diagonals at exactly eps for Chebyshev).
-TEST(SzlJoin, LatticePairsAtExactlyEps) {
-  for (std::size_t dim : {1, 2, 3}) {
-    for (double origin : {0.0, -3.7, 1e6 + 0.1}) {
-      const Points points = lattice_points(dim == 1 ? 60 : dim == 2 ? 12 : 6, dim, 0.1, origin);
-      for (Metric metric : {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev}) {
-        expect_szl_shapes_match(points, 0.1, metric);
-        expect_szl_shapes_match(points, 0.2, metric);
-      }
-    }
-  }
-  const Points coarse = lattice_points(5, 4, 0.5, 1.0);
-  expect_szl_shapes_match(coarse, 0.5, Metric::Euclidean);
-  expect_szl_shapes_match(coarse, 1.0, Metric::Manhattan);
-}
+TEST(SzlJoin, LatticePairsAtExactlyEps) { szl_lattice_cases(expect_szl_shapes_match); }
 
-TEST(SzlJoin, NonFinitePointsNeverMatch) {
-  const Points points = with_non_finite(300, 8);
-  for (Metric metric : {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev, Metric::Cosine}) {
-    expect_szl_shapes_match(points, 1.5, metric);
-  }
-}
+TEST(SzlJoin, NonFinitePointsNeverMatch) { szl_non_finite_cases(expect_szl_shapes_match); }
 
-TEST(SzlJoin, EmptyInputsAndOnePoint) {
-  const Points none{3, {}};
-  const Points one = uniform_points(1, 3, 0.0, 1.0, 3);
-  const Points many = uniform_points(50, 3, 0.0, 1.0, 4);
-  for (const Points* side : {&none, &one}) {
-    for (SelfPairs mode : {SelfPairs::All, SelfPairs::Unique}) {
-      expect_matches_oracle(*side, nullptr, szl_spec(0.5, Metric::Euclidean, mode));
-    }
-    expect_matches_oracle(*side, &many, szl_spec(2.0));
-    expect_matches_oracle(many, side, szl_spec(2.0));
-  }
-}
+TEST(SzlJoin, EmptyInputsAndOnePoint) { szl_empty_and_one_point_cases(szl_spec); }
 
-TEST(SzlJoin, EpsNegativeNanAndInfinity) {
-  const Points points = uniform_points(120, 5, 0.0, 1.0, 6);
-  const Points other = uniform_points(90, 5, 0.0, 1.0, 7);
-  for (double eps : {-1.0, std::numeric_limits<double>::quiet_NaN(), 0.0,
-                     std::numeric_limits<double>::infinity(), 1e300}) {
-    expect_matches_oracle(points, nullptr, szl_spec(eps));
-    expect_matches_oracle(points, &other, szl_spec(eps, Metric::Manhattan));
-  }
-  EXPECT_EQ(join_collect(points, nullptr, szl_spec(std::numeric_limits<double>::infinity()))
-                .stats.algorithm,
-            "brute-force");
-}
+TEST(SzlJoin, EpsNegativeNanAndInfinity) { szl_special_eps_cases(szl_spec, "brute-force"); }
 
-TEST(SzlJoin, WideAndTinyCoordinates) {
-  Points points = uniform_points(300, 3, -1e300, 1e300, 10);
-  expect_szl_shapes_match(points, 1e299, Metric::Chebyshev);
-  Points tiny = uniform_points(300, 2, 0.0, 1e-160, 11);
-  expect_szl_shapes_match(tiny, 0.0, Metric::Euclidean);  // squares underflow to 0
-  expect_szl_shapes_match(tiny, 1e-161, Metric::Manhattan);
-}
+TEST(SzlJoin, WideAndTinyCoordinates) { szl_wide_and_tiny_cases(expect_szl_shapes_match); }
 
-TEST(SzlJoin, StopsWhenTheSinkSaysSo) {
-  const Points points = uniform_points(3000, 2, 0.0, 1.0, 12);
-  JoinSpec spec = szl_spec(0.2);
-  spec.batch_pairs = 100;
-  for (const Points* right : {static_cast<const Points*>(nullptr), &points}) {
-    CollectingSink sink(3);
-    const PointSet right_set = right ? right->set() : PointSet{};
-    const JoinStats stats = run_join(points.set(), right ? &right_set : nullptr, spec, sink);
-    EXPECT_TRUE(stats.stopped);
-    EXPECT_EQ(sink.batches, 3u);
-  }
-  const Points same = huge_cell();  // 4e8 pairs in one interval
-  CancelAfter cancel(0.2);
-  const auto start = Clock::now();
-  const JoinStats stats = run_join(same.set(), nullptr, szl_spec(1.0), cancel);
-  EXPECT_TRUE(stats.stopped);
-  EXPECT_LT(seconds_since(start), 5.0);
-}
+TEST(SzlJoin, StopsWhenTheSinkSaysSo) { szl_stop_cases(szl_spec); }
 
 // The index does not depend on eps: one build serves joins at several eps, both kinds.
 TEST(SzlJoin, OneIndexServesEveryEps) {

@@ -59,6 +59,8 @@ TEST(SzlZOrder, ComparatorEqualsMaterializedKeys) {
                 sign(z_key_compare(ka.data(), kb.data(), ka.size())))
           << "dim " << dim;
       EXPECT_EQ(z_compare(a.data(), shift, a.data(), shift, dim), 0);
+      for (std::size_t w = 0; w < ka.size(); ++w)
+        ASSERT_EQ(z_key_word(a.data(), dim, shift, w), ka[w]) << "dim " << dim << " word " << w;
     }
   }
 }

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# On the GPU machine (device tool, one call of at most 10 minutes; carry .device-gtest, made here
+# with `cp -r /usr/src/googletest .device-gtest`), from the repository's root: the Set-of-Z-Lists
+# join on the GPU. Output under $OUT:
+#   build      engine tests and simjoin_bench for Hopper (sm_90), -j16
+#   gtest      every '*Szl*' test (CPU and GPU) and the other GPU tests
+#   sanitizer  compute-sanitizer memcheck, racecheck and synccheck on a few GpuSzl tests
+#   sort       the GPU index build with each curve sort (radix sorts on key words, merge sort with
+#              z_compare) at d = 16, 64, 256, uniform and clustered
+#   bench      the paper's workloads: SZL against the grid and brute force on the GPU, one line each
+#   scripts/device_szl_check.sh [build] [gtest] [sanitizer] [sort] [bench]
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/device-logs}
+mkdir -p "$OUT"
+steps=" ${*:-build gtest sanitizer sort bench} "
+export CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
+B=build-szl
+start=$(date +%s)
+DEADLINE=${DEADLINE:-540}  # seconds after the start: no benchmark run begins later than this
+elapsed() { echo "[$(( $(date +%s) - start )) s]"; }
+left() { echo $(( DEADLINE - ($(date +%s) - start) )); }
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+
+if [[ $steps == *" build "* ]]; then
+  source scripts/device_gtest.sh
+  setup_gtest
+  make -j16 BUILD=$B $B/engine_tests $B/simjoin_bench >"$OUT/build.txt" 2>&1 ||
+    { tail -30 "$OUT/build.txt"; exit 1; }
+  echo "build done $(elapsed)"
+fi
+
+if [[ $steps == *" gtest "* ]]; then
+  # The SZL tests first (CPU and GPU), then the other GPU tests (nothing else broke).
+  for part in "szl:*Szl*:150" "gpu:Gpu*:*Gpu*:-*Szl*:200"; do
+    name=${part%%:*} rest=${part#*:}
+    filter=${rest%:*} limit=${rest##*:}
+    timeout "$limit" $B/engine_tests --gtest_brief=1 --gtest_filter="$filter" >"$OUT/gtest-$name.txt" 2>&1
+    echo "gtest $name rc=$? $(elapsed)"
+    grep -E "^\[  FAILED|^\[  PASSED|^\[  SKIPPED|tests ran" "$OUT/gtest-$name.txt" | head -30
+  done
+fi
+
+if [[ $steps == *" sanitizer "* ]]; then
+  small='GpuSzlJoin.CountThenFillInManyBatches:GpuSzlRandomJoin.MatchesOracleAndCpuSzl/d7_Euclidean_Blobs_SelfAll'
+  wide="$small:GpuSzlJoin.EmptyInputsAndOnePoint:GpuSzlJoin.NonFinitePointsNeverMatch:GpuSzlRandomJoin.MatchesOracleAndCpuSzl/d64_Manhattan_Uniform_*"
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck synccheck; do
+    extra="" filter=$small limit=45
+    [ $tool = memcheck ] && extra="--leak-check full" filter=$wide limit=75
+    timeout $limit "$sanitizer" --tool $tool $extra $B/engine_tests --gtest_filter="$filter" \
+      >"$OUT/$tool.txt" 2>&1
+    echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.txt" | tail -3 | tr '\n' ' ') $(elapsed)"
+  done
+fi
+
+if [[ $steps == *" sort "* ]]; then
+  for data in uniform clustered; do
+    for args in "--n 1000000 --dim 16" "--n 500000 --dim 64" "--n 250000 --dim 256"; do
+      timeout 60 $B/simjoin_bench --data $data --range 1 $args --eps 0.1 --device gpu --zsort |
+        sed "s/^/$data /"
+    done
+  done 2>&1 | tee "$OUT/sort.txt"
+  echo "sort done $(elapsed)"
+fi
+
+# run TIMEOUT ARGS...: one simjoin_bench line on the GPU (a timeout says so); skipped when the
+# deadline is near, cut short to it.
+run() {
+  local limit=$1 remaining
+  shift
+  remaining=$(left)
+  if [ "$remaining" -lt 5 ]; then echo "SKIPPED (deadline): $*"; return; fi
+  [ "$remaining" -lt "$limit" ] && limit=$remaining
+  timeout "$limit" $B/simjoin_bench --device gpu "$@" | grep -v '^$' | grep -v '^estimate:' ||
+    echo "TIMEOUT/FAIL($limit s): $*"
+}
+
+if [[ $steps == *" bench "* ]]; then
+  {
+    # Uniform 16-D in the unit cube (--range 1), eps 0.1: n = 64k and 256k (brute force too).
+    for n in 65536 262144; do
+      for algorithm in szl grid brute; do
+        run 30 --data uniform --range 1 --n $n --dim 16 --eps 0.1 --algorithm $algorithm
+      done
+    done
+    # The same SZL join walking through the ids (no curve-ordered copies).
+    SIMJOIN_GPU_SZL_COPIES=0 run 30 --data uniform --range 1 --n 262144 --dim 16 --eps 0.1 --algorithm szl
+    # Uniform 16-D, n = 256k: growing eps (0.1 above).
+    for eps in 0.01 0.05 0.2 0.35; do
+      for algorithm in szl grid; do
+        run 30 --data uniform --range 1 --n 262144 --dim 16 --eps $eps --algorithm $algorithm
+      done
+    done
+    # Exponential (lambda 40), 2M points: 32-D at eps 0.07 and 64-D at eps 0.14 (about 1e6 pairs
+    # each, estimated from a sample).
+    for set in "32 0.07" "64 0.14"; do
+      read -r dim eps <<<"$set"
+      for algorithm in szl grid; do
+        run 45 --data exponential --n 2000000 --dim $dim --eps $eps --algorithm $algorithm
+      done
+    done
+    # 100-D clustered (100 blobs in [0, 100]^100, sigma 0.5), 500k points, about 1e6 pairs.
+    for algorithm in szl grid; do
+      run 40 --data clustered --n 500000 --dim 100 --eps 5.5 --algorithm $algorithm
+    done
+    # Two inputs: 1M probes against 256k points, 16-D uniform.
+    for algorithm in szl grid; do
+      run 30 --data uniform --range 1 --n 262144 --two 1048576 --dim 16 --eps 0.1 --algorithm $algorithm
+    done
+    # Uniform 16-D, eps 0.1: n = 1M and 4M (largest last: the deadline cuts these first).
+    for n in 1048576 4194304; do
+      for algorithm in szl grid; do
+        run 45 --data uniform --range 1 --n $n --dim 16 --eps 0.1 --algorithm $algorithm
+      done
+    done
+  } 2>&1 | tee "$OUT/bench.txt"
+  echo "bench done $(elapsed)"
+fi

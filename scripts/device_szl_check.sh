@@ -105,6 +105,19 @@ if [[ $steps == *" bench "* ]]; then
     for algorithm in szl grid; do
       run 40 --data clustered --n 500000 --dim 100 --eps 5.5 --algorithm $algorithm
     done
+    # Fashion-MNIST (Zalando, 70,000 images of 784 pixels 0-255; carry .device-data, made from
+    # Debian's dataset-fashion-mnist as a CSV): SZL and grid on all 70k, brute force on 20k.
+    if [ -f .device-data/fashion_mnist_70k.csv.gz ]; then
+      [ -f /tmp/fmnist.csv ] || gunzip -c .device-data/fashion_mnist_70k.csv.gz >/tmp/fmnist.csv
+      for eps in 800 1200; do
+        for algorithm in szl grid; do
+          run 45 --data csv:/tmp/fmnist.csv --n 70000 --eps $eps --algorithm $algorithm
+        done
+        for algorithm in szl grid brute; do
+          run 45 --data csv:/tmp/fmnist.csv --n 20000 --eps $eps --algorithm $algorithm
+        done
+      done
+    fi
     # Two inputs: 1M probes against 256k points, 16-D uniform.
     for algorithm in szl grid; do
       run 30 --data uniform --range 1 --n 262144 --two 1048576 --dim 16 --eps 0.1 --algorithm $algorithm

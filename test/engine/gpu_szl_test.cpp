@@ -171,7 +171,7 @@ TEST(GpuSzlJoin, SmallDeviceMemoryBudgetChunks) {
 
 TEST(GpuSzlJoin, StopsWhenTheSinkSaysSo) {
   SKIP_WITHOUT_GPU();
-  szl_stop_cases(gpu_szl_spec);
+  szl_stop_cases(gpu_szl_spec, 100000);
 }
 
 TEST(GpuSzlJoin, StatsNameThePhases) {

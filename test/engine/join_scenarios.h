@@ -76,7 +76,7 @@ inline void expect_all_shapes_match(const Points& points, double eps, Metric met
 }
 
 // 20000 identical 2-D points: 4e8 pairs in one cell, far more than a test can wait for.
-inline Points huge_cell() { return Points{2, std::vector<double>(2 * 20000, 1.0)}; }
+inline Points huge_cell(std::size_t n = 20000) { return Points{2, std::vector<double>(2 * n, 1.0)}; }
 
 // Accepts every batch; keep_going turns false after `seconds`. Counts the polls and the pairs.
 class CancelAfter : public PairSink {

@@ -1,4 +1,4 @@
--- simjoin 1.3: exact epsilon similarity joins.
+-- simjoin 1.4: exact epsilon similarity joins.
 -- Every object lives in the extension's own schema, and every reference inside is
 -- schema-qualified, so a hostile search_path cannot redirect anything.
 \echo Use "CREATE EXTENSION simjoin" to load this file. \quit

@@ -90,15 +90,26 @@ const char* algorithm_name(Algorithm algorithm) {
   }
 }
 
+namespace {
+
+// The SZL's work before sampling: its sizes, nothing walked (a lower bound of its cost).
+SzlWork szl_shape(const PointSet& left, const PointSet* right) {
+  const bool build_is_left = !right || left.n <= right->n;
+  SzlWork work;
+  work.build_points = static_cast<double>(build_is_left ? left.n : right->n);
+  work.probe_points = static_cast<double>(right ? (build_is_left ? right->n : left.n) : left.n);
+  work.dim = left.dim;
+  work.curves = static_cast<double>(szl_default_curves(left.dim));
+  return work;
+}
+
+}  // namespace
+
 SzlWork estimate_szl_work(const PointSet& left, const PointSet* right, double eps) {
   const bool build_is_left = !right || left.n <= right->n;
   const PointSet& build = build_is_left ? left : *right;
   const PointSet& probe = right ? (build_is_left ? *right : left) : left;
-  SzlWork work;
-  work.build_points = static_cast<double>(build.n);
-  work.probe_points = static_cast<double>(probe.n);
-  work.dim = left.dim;
-  work.curves = static_cast<double>(szl_default_curves(left.dim));
+  SzlWork work = szl_shape(left, right);
 
   std::vector<double> build_coords, probe_coords;
   const PointSet build_sample =
@@ -155,7 +166,15 @@ AlgorithmChoice choose_algorithm(const PointSet& left, const PointSet* right, co
   const JoinWork grid = estimate_join_work(left, right, grid_spec);
   std::optional<SzlWork> szl;
   // The SZL joins cosine only as Euclidean on unit vectors (cosine_join.h), where this runs again.
-  if (szl_supported && spec.metric != Metric::Cosine) szl = estimate_szl_work(left, right, spec.eps);
+  // Its walk is sampled only where its index and searches alone cost less than the grid.
+  const int priced_threads = std::max(threads, 1);
+  const bool szl_may_win =
+      grid.indexed_dims == 0 ||
+      szl_seconds(szl_shape(left, right), grid.terms_per_candidate, priced_threads, speeds) <
+          grid_seconds(grid, priced_threads, speeds);
+  if (szl_supported && spec.metric != Metric::Cosine && szl_may_win) {
+    szl = estimate_szl_work(left, right, spec.eps);
+  }
   return cheapest_algorithm(&grid, szl ? &*szl : nullptr, brute_pairs_of(left, right), left.dim,
                             threads, speeds);
 }

@@ -64,7 +64,8 @@ AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, dou
 
 // Auto's choice for run_join(left, right, spec) on a device with these speeds and `threads`
 // threads; szl_supported: the device runs the SZL. Brute force without sampling for eps not
-// finite, at most kBruteForceMaxPairs pairs or no dimension.
+// finite, at most kBruteForceMaxPairs pairs or no dimension. The SZL's walk is sampled (and the
+// SZL priced) only where its index and binary searches alone cost less than the grid.
 AlgorithmChoice choose_algorithm(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                                  int threads, bool szl_supported, const AlgorithmSpeeds& speeds);
 

@@ -22,9 +22,23 @@ TEST(AlgorithmChoice, LowDimensionalUniformPicksTheGrid) {
   const Points points = uniform_points(40000, 2, 0.0, 100.0, 1);
   const JoinStats stats = auto_join(points, nullptr, 0.5);
   EXPECT_EQ(stats.algorithm, "grid");
-  ASSERT_EQ(stats.estimates.size(), 3u);  // grid, szl and brute force priced, the chosen first
-  EXPECT_EQ(stats.estimates.front().algorithm, "grid");
+  // The grid and brute force priced, the chosen first; the SZL's index and searches alone cost
+  // more than the grid here, so its walk was not sampled.
+  ASSERT_EQ(stats.estimates.size(), 2u);
+  EXPECT_EQ(stats.estimates[0].algorithm, "grid");
+  EXPECT_EQ(stats.estimates[1].algorithm, "brute-force");
   for (const AlgorithmEstimate& e : stats.estimates) EXPECT_GT(e.seconds, 0.0) << e.algorithm;
+}
+
+TEST(AlgorithmChoice, SzlSampledWhereItsIndexCostsLessThanTheGrid) {
+  // 16-D uniform: the grid's candidates are most pairs, the SZL's index is cheap next to them.
+  const Points points = uniform_points(8192, 16, 0.0, 1.0, 9);
+  const AlgorithmChoice choice = choose_algorithm(points.set(), nullptr, cpu_spec(0.3), 2, true,
+                                                  cpu_algorithm_speeds());
+  ASSERT_EQ(choice.estimates.size(), 3u);
+  bool szl_priced = false;
+  for (const AlgorithmEstimate& e : choice.estimates) szl_priced |= e.algorithm == "szl";
+  EXPECT_TRUE(szl_priced);
 }
 
 TEST(AlgorithmChoice, TinyAndInfiniteEpsJoinsPickBruteForce) {
@@ -80,10 +94,10 @@ TEST(AlgorithmChoice, SzlWhereItsSampledWorkIsClearlySmaller) {
 }
 
 TEST(AlgorithmChoice, SzlPricedOnlyWhereTheDeviceRunsIt) {
-  const Points points = uniform_points(20000, 2, 0.0, 100.0, 4);
+  const Points points = uniform_points(8192, 16, 0.0, 1.0, 4);
   const PointSet set = points.set();
   const AlgorithmChoice without =
-      choose_algorithm(set, nullptr, cpu_spec(0.5), 2, false, cpu_algorithm_speeds());
+      choose_algorithm(set, nullptr, cpu_spec(0.3), 2, false, cpu_algorithm_speeds());
   for (const AlgorithmEstimate& e : without.estimates) EXPECT_NE(e.algorithm, "szl");
   EXPECT_EQ(without.estimates.size(), 2u);
 }

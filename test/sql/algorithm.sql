@@ -4,6 +4,9 @@
 LOAD 'simjoin';
 \i test/sql/include/customscan_setup.sql
 SET simjoin.threads = 2;  -- auto's choice prices the join's threads: the same on every machine
+-- The NOTICEs below name the device: this backend's CPU engine even where the suite runs with
+-- simjoin.device = gpu (test/service/service_test.sh checks the algorithm through the service).
+SET simjoin.device = cpu;
 SHOW simjoin.algorithm;
 
 -- 2-D: a lattice of step 0.25 (pairs at exactly eps = 0.25 and 0.5), duplicates, NULL and wild
@@ -131,4 +134,5 @@ RESET plan_cache_mode;
 RESET simjoin.explain;
 RESET simjoin.enable_customscan;
 RESET simjoin.algorithm;
+RESET simjoin.device;
 DROP TABLE alg2, alg2b, alg16, alg16b, alg_empty;

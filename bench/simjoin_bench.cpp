@@ -15,6 +15,7 @@
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithm_choice.h"
 #include "batch_pipeline.h"
 #include "device_choice.h"
 #include "engine.h"
@@ -332,6 +334,19 @@ int main(int argc, char** argv) {
                 "est_cpu_s=%.4f est_gpu_s=%.4f est_around_s=%.4f auto=%s estimate_s=%.4f\n",
                 work.candidates, work.pairs, work.terms_per_candidate, work.indexed_dims,
                 e.cpu_seconds, e.gpu_seconds, e.around_seconds, e.gpu ? "gpu" : "cpu", estimate_s);
+    // What Algorithm::Auto weighs on the CPU (scripts/fit_algorithm_speeds.py reads this line).
+    const simjoin::AlgorithmChoice choice = simjoin::choose_algorithm(
+        left, right_ptr, spec, simjoin::resolve_thread_count(spec.threads), true,
+        simjoin::cpu_algorithm_speeds());
+    const simjoin::SzlWork szl = std::isfinite(spec.eps) && spec.eps >= 0.0
+                                     ? simjoin::estimate_szl_work(left, right_ptr, spec.eps)
+                                     : simjoin::SzlWork{};
+    std::printf("choice: auto=%s szl_curves=%g szl_build=%g szl_probe=%g szl_walked=%.4g",
+                simjoin::algorithm_name(choice.algorithm), szl.curves, szl.build_points,
+                szl.probe_points, szl.walked);
+    for (const simjoin::AlgorithmEstimate& e : choice.estimates)
+      std::printf(" %s=%.4g/%.4gs", e.algorithm.c_str(), e.candidates, e.seconds);
+    std::printf("\n");
     std::fflush(stdout);
     if (o.estimate_only) return 0;
   }

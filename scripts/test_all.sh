@@ -42,6 +42,10 @@ if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
   pg_cluster_start || { echo "simjoin: $passed passed, $((failed + 1)) failed"; exit 1; }
 fi
 if [ -n "${SIMJOIN_TEST_DEVICE:-}" ]; then export PGOPTIONS="-c simjoin.device=$SIMJOIN_TEST_DEVICE"; fi
+# SIMJOIN_TEST_ALGORITHM=szl (grid, bruteforce): the suites with simjoin.algorithm forced.
+if [ -n "${SIMJOIN_TEST_ALGORITHM:-}" ]; then
+  export PGOPTIONS="${PGOPTIONS:-} -c simjoin.algorithm=$SIMJOIN_TEST_ALGORITHM"
+fi
 
 echo "== pg_regress (test/sql, expected/) and isolation (test/isolation)"
 rm -rf results regression.diffs regression.out "$log_dir/regression.diffs.regress"

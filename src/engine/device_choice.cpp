@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "algorithm_choice.h"
+
 namespace simjoin {
 
 const DeviceSpeeds& measured_speeds() {
@@ -17,6 +19,25 @@ const DeviceSpeeds& measured_speeds() {
       /*around_row_ns=*/100.0, /*around_pair_ns=*/25.0};
   return speeds;
 }
+
+namespace {
+
+bool gpu_wins(const DeviceEstimate& e) {
+  return (e.around_seconds + e.gpu_seconds) * kGpuGain < e.around_seconds + e.cpu_seconds;
+}
+
+// The estimated time of the algorithm a device with these speeds picks over that of its grid.
+double picked_over_grid(const JoinWork& grid, const SzlWork& szl, double brute_pairs,
+                        int threads, const AlgorithmSpeeds& speeds) {
+  const AlgorithmChoice choice =
+      cheapest_algorithm(&grid, &szl, brute_pairs, grid.dim, threads, speeds);
+  for (const AlgorithmEstimate& e : choice.estimates) {
+    if (e.algorithm == "grid" && e.seconds > 0.0) return choice.estimates.front().seconds / e.seconds;
+  }
+  return 1.0;
+}
+
+}  // namespace
 
 DeviceEstimate estimate_devices(const JoinWork& work, int cpu_threads, double pairs,
                                 const DeviceSpeeds& s) {
@@ -34,17 +55,25 @@ DeviceEstimate estimate_devices(const JoinWork& work, int cpu_threads, double pa
                    pairs * s.gpu_pair_ns) *
                   1e-9;
   e.around_seconds = (points * s.around_row_ns + pairs * s.around_pair_ns) * 1e-9;
-  e.gpu = (e.around_seconds + e.gpu_seconds) * kGpuGain < e.around_seconds + e.cpu_seconds;
+  e.gpu = gpu_wins(e);
   return e;
 }
 
 bool auto_prefers_gpu(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                      int cpu_threads, std::optional<JoinWork>* work) {
+                      int cpu_threads, std::optional<JoinWork>* work, bool gpu_runs_szl) {
   const double pairs = static_cast<double>(left.n) * static_cast<double>(right ? right->n : left.n);
   if (!std::isfinite(spec.eps) || spec.eps < 0.0 || pairs < kAutoEstimateFromPairs) return false;
   const JoinWork estimated = estimate_join_work(left, right, spec);
   if (work) *work = estimated;
-  return estimate_devices(estimated, cpu_threads, estimated.pairs).gpu;
+  DeviceEstimate e = estimate_devices(estimated, cpu_threads, estimated.pairs);
+  if (spec.algorithm != Algorithm::Auto || estimated.indexed_dims == 0 ||
+      spec.metric == Metric::Cosine) {
+    return e.gpu;
+  }
+  const SzlWork szl = estimate_szl_work(left, right, spec.eps);
+  e.cpu_seconds *= picked_over_grid(estimated, szl, pairs, cpu_threads, cpu_algorithm_speeds());
+  if (gpu_runs_szl) e.gpu_seconds *= picked_over_grid(estimated, szl, pairs, 1, gpu_algorithm_speeds());
+  return gpu_wins(e);
 }
 
 }  // namespace simjoin

@@ -43,10 +43,14 @@ DeviceEstimate estimate_devices(const JoinWork& work, int cpu_threads, double pa
 
 // Device::Auto's choice for a join (the GPU's availability aside): the CPU for fewer than
 // kAutoEstimateFromPairs point pairs (n_left * n_right: the GPU's fixed cost alone exceeds their
-// engine time) and for eps not finite; else estimate_devices on the sampled work. `work`
-// (optional) gets that work when it was estimated.
+// engine time) and for eps not finite; else estimate_devices on the sampled work. For
+// Algorithm::Auto each device is priced with the algorithm it would pick (algorithm_choice.h):
+// the CPU's grid time scaled by its chosen algorithm's estimate over the grid's, the GPU's too
+// where gpu_runs_szl (its backend supports the SZL). `work` (optional) gets the grid's sampled
+// work when it was estimated.
 constexpr double kAutoEstimateFromPairs = 1e7;
 bool auto_prefers_gpu(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                      int cpu_threads, std::optional<JoinWork>* work = nullptr);
+                      int cpu_threads, std::optional<JoinWork>* work = nullptr,
+                      bool gpu_runs_szl = false);
 
 }  // namespace simjoin

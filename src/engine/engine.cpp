@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "algorithm_choice.h"
 #include "brute_force.h"
 #include "cell_index.h"
 #include "cosine_join.h"
@@ -19,13 +20,6 @@
 
 namespace simjoin {
 namespace {
-
-// Algorithm::Auto uses brute force up to this many point pairs: the grid's setup costs more.
-constexpr double kBruteForceMaxPairs = 16384.0;
-
-double pair_count(const PointSet& left, const PointSet* right) {
-  return static_cast<double>(left.n) * static_cast<double>(right ? right->n : left.n);
-}
 
 void add_pipeline_result(const PipelineResult& result, JoinStats& stats) {
   stats.batches = result.batches;
@@ -73,17 +67,25 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
   params.batch_pairs = spec.batch_pairs;
   PhaseClock clock(stats);
 
-  if (spec.algorithm == Algorithm::Szl && std::isfinite(spec.eps)) {
+  Algorithm algorithm = spec.algorithm;
+  if (algorithm == Algorithm::Auto) {
+    AlgorithmChoice choice = choose_algorithm(left, right, spec, params.threads,
+                                              cpu_backend().supports(Algorithm::Szl),
+                                              cpu_algorithm_speeds());
+    algorithm = choice.algorithm;
+    stats.estimates = std::move(choice.estimates);
+    if (!stats.estimates.empty()) clock.mark("choose");
+    if (!sink.keep_going()) return stopped(stats);
+  }
+
+  if (algorithm == Algorithm::Szl && std::isfinite(spec.eps)) {
     add_pipeline_result(run_szl_join(left, right, spec.eps, params, sink, clock, stats), stats);
     return stats;
   }
 
   // The grid needs a finite eps and at least one dimension it can index (plan.k > 0).
   std::optional<GridPlan> plan;
-  const bool grid_wanted =
-      spec.algorithm == Algorithm::Grid ||
-      (spec.algorithm == Algorithm::Auto && pair_count(left, right) > kBruteForceMaxPairs);
-  if (grid_wanted && std::isfinite(spec.eps)) {
+  if (algorithm == Algorithm::Grid && std::isfinite(spec.eps)) {
     plan = plan_grid(left, right, spec.eps, spec.metric, spec.indexed_dims, spec.threads);
     clock.mark("plan");
     if (plan->k == 0) plan.reset();
@@ -124,6 +126,7 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
 class CpuBackend : public JoinBackend {
  public:
   bool usable(std::string*) override { return true; }
+  bool supports(Algorithm) const override { return true; }
   JoinStats run(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                 PairSink& sink) override {
     return run_cpu_join(left, right, spec, sink);
@@ -147,9 +150,10 @@ JoinBackend& gpu_backend() {
 }
 
 bool gpu_chosen_for_auto(const PointSet& left, const PointSet* right, const JoinSpec& spec) {
-  if (spec.algorithm == Algorithm::Szl) return false;  // not on the GPU yet
-  return gpu_usable(nullptr) &&
-         auto_prefers_gpu(left, right, spec, resolve_thread_count(spec.threads));
+  if (!gpu_usable(nullptr)) return false;
+  if (!gpu_backend_of_process->supports(spec.algorithm)) return false;
+  return auto_prefers_gpu(left, right, spec, resolve_thread_count(spec.threads), nullptr,
+                          gpu_backend_of_process->supports(Algorithm::Szl));
 }
 
 }  // namespace
@@ -169,6 +173,8 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
   if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
   switch (spec.device) {
     case Device::Gpu:
+      // An algorithm the GPU backend does not run (the SZL until it has one) runs on the CPU.
+      if (!gpu_backend().supports(spec.algorithm)) return cpu_backend().run(left, right, spec, sink);
       return gpu_backend().run(left, right, spec, sink);
     case Device::Auto:
       if (gpu_chosen_for_auto(left, right, spec)) return gpu_backend().run(left, right, spec, sink);

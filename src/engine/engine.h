@@ -15,7 +15,8 @@ namespace simjoin {
 //
 // Throws simjoin::Error on invalid input (dimension mismatch, more than 2^32-1 points) or when the
 // chosen device fails. Device::Gpu without a usable GPU backend in this process throws;
-// Device::Auto then runs on the CPU.
+// Device::Auto then runs on the CPU. An algorithm the GPU backend does not run
+// (JoinBackend::supports) runs on the CPU.
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink);
 

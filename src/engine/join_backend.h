@@ -21,10 +21,13 @@ class JoinBackend {
   // run_join's contract (engine.h) on this device; the inputs are already checked.
   virtual JoinStats run(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                         PairSink& sink) = 0;
+  // Whether run() implements `algorithm` (Auto, Grid and BruteForce always): Algorithm::Auto and
+  // the device choice weigh the SZL only on a backend that runs it.
+  virtual bool supports(Algorithm algorithm) const { return algorithm != Algorithm::Szl; }
 };
 
 
-// The multithreaded CPU engine (grid or brute force).
+// The multithreaded CPU engine (grid, SZL or brute force).
 JoinBackend& cpu_backend();
 
 // Installs this process's GPU backend (nullptr uninstalls). Not synchronized: install before

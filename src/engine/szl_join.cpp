@@ -134,6 +134,12 @@ PipelineResult two_input_join(const SzlIndex& build, const PointSet& probe, bool
 
 double szl_box_radius(double eps) { return eps * (1.0 + 1e-12) + 1e-150; }
 
+std::size_t szl_walk_length(const SzlIndex& index, const double* a, double eps, bool half) {
+  std::vector<std::uint32_t> corners(2 * index.dim());
+  search_box(index, a, szl_box_radius(eps), half, corners.data(), corners.data() + index.dim());
+  return min_interval(index, corners.data(), corners.data() + index.dim()).interval.size();
+}
+
 PipelineResult szl_self_join(const SzlIndex& index, double eps, const JoinParams& params,
                              PairSink& sink) {
   return with_metric(params.metric, [&](auto tag) {

@@ -17,6 +17,11 @@ namespace simjoin {
 // rounded up generously).
 double szl_box_radius(double eps);
 
+// The positions the join walks for probe point `a` (finite): the length of its shortest curve
+// interval (MININTERVAL), with the half box of a self-join for `half`. The algorithm choice
+// (algorithm_choice.h) samples it.
+std::size_t szl_walk_length(const SzlIndex& index, const double* a, double eps, bool half);
+
 // Self-join of index.points: each unordered pair is tested once, by the point with the smaller
 // first coordinate (ties: the smaller id), whose search box starts at its own first coordinate
 // (the half box), and reported per params.self_pairs ((i, i) too for All).

@@ -17,9 +17,9 @@ enum class Metric { Euclidean, Manhattan, Chebyshev, Cosine };
 // Where the join runs. Auto: the GPU when one is present and the join is worth it, else the CPU.
 enum class Device { Auto, Cpu, Gpu };
 
-// Which algorithm runs. Auto lets the engine choose (grid in general, brute force when the
-// grid cannot prune, e.g. eps = infinity). Szl: the Set-of-Z-Lists join (szl_join.h), on request
-// only (brute force for eps = infinity).
+// Which algorithm runs. Auto lets the engine choose by estimated cost (algorithm_choice.h): the
+// grid, the Set-of-Z-Lists join (szl_join.h) or brute force (always for eps = infinity and tiny
+// joins). Szl asked for with eps = infinity runs brute force.
 enum class Algorithm { Auto, Grid, BruteForce, Szl };
 
 // In a self-join: All = every ordered pair (i, j) with d(i, j) <= eps, (i, i) included, as SQL's
@@ -49,6 +49,13 @@ struct JoinSpec {
   std::size_t device_memory_bytes = 0;
 };
 
+// One algorithm as Algorithm::Auto priced it (algorithm_choice.h).
+struct AlgorithmEstimate {
+  std::string algorithm;    // "grid", "szl", "brute-force"
+  double candidates = 0.0;  // estimated distance evaluations (SZL: positions walked)
+  double seconds = 0.0;     // estimated engine time on the device that ran
+};
+
 // What ran and what it cost; shown by EXPLAIN ANALYZE and the simjoin.explain NOTICE.
 struct JoinStats {
   std::string device;     // "cpu" or "gpu: <name>"
@@ -59,6 +66,8 @@ struct JoinStats {
   std::uint64_t pairs = 0;       // pairs handed to the sink
   bool stopped = false;          // the sink asked to stop before the end
   std::vector<std::pair<std::string, double>> phase_seconds;
+  // Algorithm::Auto: the algorithms it weighed (empty when forced or decided without sampling).
+  std::vector<AlgorithmEstimate> estimates;
 };
 
 // Thrown by the engine for invalid input or a failed backend; the PostgreSQL glue turns it

@@ -10,12 +10,18 @@ extern "C" {
 #include "commands/explain.h"
 #include "executor/instrument.h"
 #include "nodes/makefuncs.h"
+#include "utils/guc.h"
 #include "utils/ruleutils.h"
 }
 
 namespace simjoin::pg::cs {
 
 namespace {
+
+// simjoin.algorithm's value: auto, grid, szl or bruteforce.
+const char* algorithm_setting_name() {
+  return GetConfigOption("simjoin.algorithm", false, false);
+}
 
 const char* device_name() {
   switch (static_cast<Device>(device_setting)) {
@@ -89,7 +95,9 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   if (st->ordered_output) ExplainPropertyText("Output Order", "grouped by outer row", es);
   // The device setting is machine-specific (gpu on a GPU machine's test run): a detail.
   if (explain_details_setting) ExplainPropertyText("Device", device_name(), es);
-  ExplainPropertyText("Algorithm", "auto", es);
+  // The algorithm asked for (simjoin.algorithm when the scan starts); what auto chose and the
+  // estimates behind it are on the Engine line of EXPLAIN ANALYZE.
+  ExplainPropertyText("Algorithm", algorithm_setting_name(), es);
   if (!es->analyze) return;
   // EXPLAIN ANALYZE (or auto_explain) runs once nothing more will be fetched: an engine still
   // running (under a LIMIT it waits on its full queue) is stopped now, to report what it did.
@@ -115,6 +123,7 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
       stats.pairs = t->pairs;
       for (int k = 0; k < t->phase_count; ++k)
         stats.phase_seconds.emplace_back(t->phase_name[k], t->phase_seconds[k]);
+      stats.estimates = recorded_estimates(t->estimates);
       describe_join(stats, line, sizeof line);
     });
     ExplainPropertyText("Engine", line, es);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "custom_scan_internal.h"
+#include "estimates_record.h"
 
 #include "pair_stream.h"
 #include "shared_points.h"
@@ -40,6 +41,7 @@ struct EngineTotals {
   int phase_count;
   char phase_name[kMaxPhases][32];
   double phase_seconds[kMaxPhases];
+  EstimatesRecord estimates;  // the last run's (Algorithm::Auto)
 };
 
 // One child's rows: tuples (in memory or spilled), keys as coordinates, wild rows.

@@ -35,6 +35,7 @@ void add_totals(EngineTotals* t, const JoinStats& stats) {
   t->indexed_dims = stats.indexed_dims;
   std::snprintf(t->device, sizeof t->device, "%s", stats.device.c_str());
   std::snprintf(t->algorithm, sizeof t->algorithm, "%s", stats.algorithm.c_str());
+  record_estimates(stats.estimates, &t->estimates);
   for (const auto& [name, seconds] : stats.phase_seconds) {
     int k = 0;
     while (k < t->phase_count && std::strcmp(t->phase_name[k], name.c_str()) != 0) ++k;

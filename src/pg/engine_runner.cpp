@@ -107,6 +107,15 @@ void describe_join(const JoinStats& stats, char* buffer, size_t size) {
             " candidates=" + std::to_string(stats.candidates);
   }
   text += " pairs=" + std::to_string(stats.pairs);
+  if (explain_details_setting && !stats.estimates.empty()) {
+    text += " auto chose from:";
+    for (const AlgorithmEstimate& e : stats.estimates) {
+      char item[128];
+      std::snprintf(item, sizeof item, " %s=%.3g candidates/%.3gs", e.algorithm.c_str(),
+                    e.candidates, e.seconds);
+      text += item;
+    }
+  }
   if (explain_details_setting && !stats.phase_seconds.empty()) {
     text += " time:";
     for (const auto& [phase, seconds] : stats.phase_seconds) {

@@ -247,6 +247,7 @@ class ServiceStream : public BatchSource {
       stats_.stopped = r.stopped;
       for (int k = 0; k < r.phase_count && k < 8; ++k)
         stats_.phase_seconds.emplace_back(r.phase_name[k], r.phase_seconds[k]);
+      stats_.estimates = recorded_estimates(r.estimates);
       leave_job();
       return Next::End;
     }
@@ -334,6 +335,8 @@ Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& s
       return Device::Cpu;
     case Device::Auto:
     default: {
+      // The SZL is not on the GPU yet (the service's backend would run it on its CPU).
+      if (spec.algorithm == Algorithm::Szl) return Device::Cpu;
       const bool gpu = service_ready(nullptr) &&
                        auto_prefers_gpu(left, right, spec, cpu_threads_free(spec.threads), work);
       return gpu ? Device::Gpu : Device::Cpu;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "estimates_record.h"
 #include "types.h"
 
 namespace simjoin::pg {
@@ -39,6 +40,7 @@ struct JobStatsRecord {  // JoinStats without heap members
   std::int32_t phase_count;
   char phase_name[8][24];
   double phase_seconds[8];
+  EstimatesRecord estimates;
 };
 
 struct JobHeader {

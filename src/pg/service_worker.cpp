@@ -82,6 +82,7 @@ void record_stats(JobStatsRecord* record, const JoinStats& stats) {
     copy_text(record->phase_name[record->phase_count], sizeof record->phase_name[0], name);
     record->phase_seconds[record->phase_count++] = seconds;
   }
+  record_estimates(stats.estimates, &record->estimates);
 }
 
 // The runner's sink: copies each batch into the ring, waiting (polling) for room.

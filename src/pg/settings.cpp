@@ -12,6 +12,7 @@ extern "C" {
 namespace simjoin::pg {
 
 int device_setting = static_cast<int>(Device::Auto);
+int algorithm_setting = static_cast<int>(Algorithm::Auto);
 int gpu_error_setting = GPU_ERROR_FALLBACK;
 int threads_setting = 0;
 bool explain_setting = false;
@@ -27,6 +28,14 @@ const struct config_enum_entry device_options[] = {
     {"auto", static_cast<int>(Device::Auto), false},
     {"gpu", static_cast<int>(Device::Gpu), false},
     {"cpu", static_cast<int>(Device::Cpu), false},
+    {nullptr, 0, false},
+};
+
+const struct config_enum_entry algorithm_options[] = {
+    {"auto", static_cast<int>(Algorithm::Auto), false},
+    {"grid", static_cast<int>(Algorithm::Grid), false},
+    {"szl", static_cast<int>(Algorithm::Szl), false},
+    {"bruteforce", static_cast<int>(Algorithm::BruteForce), false},
     {nullptr, 0, false},
 };
 
@@ -89,6 +98,13 @@ void define_settings() {
       &device_setting, static_cast<int>(Device::Auto), device_options, PGC_USERSET, 0, nullptr,
       nullptr, nullptr);
   DefineCustomEnumVariable(
+      "simjoin.algorithm", "The join algorithm: auto, grid, szl or bruteforce.",
+      "auto prices the grid, the Set-of-Z-Lists join (szl) and brute force on samples of the "
+      "inputs and runs the cheapest on the device chosen; the others force one (szl runs brute "
+      "force for an infinite eps; on a GPU without the SZL the join runs on the CPU).",
+      &algorithm_setting, static_cast<int>(Algorithm::Auto), algorithm_options, PGC_USERSET, 0,
+      nullptr, nullptr, nullptr);
+  DefineCustomEnumVariable(
       "simjoin.gpu_error", "What a GPU failure does: fallback (rerun on the CPU) or error.",
       "fallback reruns a GPU join that failed before handing over its first pairs on the CPU "
       "engine, with a NOTICE. simjoin.device = gpu without a usable GPU is an ERROR either way.",
@@ -114,8 +130,19 @@ JoinSpec spec_from_settings(double eps, Metric metric) {
   spec.eps = eps;
   spec.metric = metric;
   spec.device = static_cast<Device>(device_setting);
+  spec.algorithm = static_cast<Algorithm>(algorithm_setting);
   spec.threads = threads_setting;
   return spec;
+}
+
+Algorithm parse_algorithm(const char* name) {
+  for (const config_enum_entry* option = algorithm_options; option->name; ++option) {
+    if (pg_strcasecmp(name, option->name) == 0) return static_cast<Algorithm>(option->val);
+  }
+  ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                  errmsg("simjoin: unknown algorithm \"%s\"", name),
+                  errhint("Use auto, grid, szl or bruteforce.")));
+  pg_unreachable();
 }
 
 }  // namespace simjoin::pg

@@ -7,6 +7,8 @@ namespace simjoin::pg {
 
 // simjoin.device = auto | gpu | cpu
 extern int device_setting;
+// simjoin.algorithm = auto | grid | szl | bruteforce (an Algorithm).
+extern int algorithm_setting;
 // simjoin.gpu_error = fallback | error: on a GPU failure, rerun on the CPU with a NOTICE, or ERROR.
 extern int gpu_error_setting;
 // simjoin.threads: CPU engine worker threads (0 = all cores).
@@ -29,8 +31,12 @@ extern int service_test_fault_setting;
 
 void define_settings();
 
-// The JoinSpec fields that come from settings (device, threads).
+// The JoinSpec fields that come from settings (device, algorithm, threads).
 JoinSpec spec_from_settings(double eps, Metric metric);
+
+// An algorithm by its setting's name (auto, grid, szl, bruteforce; any case); ERROR naming the
+// value and the valid ones otherwise.
+Algorithm parse_algorithm(const char* name);
 
 enum GpuErrorMode { GPU_ERROR_FALLBACK = 0, GPU_ERROR_ERROR = 1 };
 

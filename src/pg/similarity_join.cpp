@@ -28,7 +28,7 @@ namespace simjoin::pg {
 namespace {
 
 enum Argument { LEFT_TABLE, RIGHT_TABLE, EPS, METRIC, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
-                RIGHT_KEY, UNIQUE_PAIRS };
+                RIGHT_KEY, UNIQUE_PAIRS, ALGORITHM };
 
 const char* name_argument(FunctionCallInfo fcinfo, int argument) {
   return PG_ARGISNULL(argument) ? nullptr : NameStr(*PG_GETARG_NAME(argument));
@@ -112,6 +112,11 @@ extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
   const Metric metric =
       parse_metric(PG_ARGISNULL(METRIC) ? "euclidean" : text_to_cstring(PG_GETARG_TEXT_PP(METRIC)));
   const bool unique_pairs = !PG_ARGISNULL(UNIQUE_PAIRS) && PG_GETARG_BOOL(UNIQUE_PAIRS);
+  // NULL (and the 1.3 signature, without the argument): the simjoin.algorithm setting.
+  const bool algorithm_given = PG_NARGS() > ALGORITHM && !PG_ARGISNULL(ALGORITHM);
+  const Algorithm algorithm = algorithm_given
+                                  ? parse_algorithm(text_to_cstring(PG_GETARG_TEXT_PP(ALGORITHM)))
+                                  : static_cast<Algorithm>(algorithm_setting);
 
   // One relation on both sides: a column or key named on one side only serves both.
   const Oid left_table = PG_GETARG_OID(LEFT_TABLE), right_table = PG_GETARG_OID(RIGHT_TABLE);
@@ -155,6 +160,7 @@ extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
     const PointSet left_points{left.coords, left.n, static_cast<size_t>(left.dim)};
     const PointSet right_points{right.coords, right.n, static_cast<size_t>(right.dim)};
     JoinSpec spec = spec_from_settings(eps, metric);
+    spec.algorithm = algorithm;
     spec.self_pairs = unique_pairs ? SelfPairs::Unique : SelfPairs::All;
     TuplestoreSink sink(rsinfo, left.keys, right.keys, unique_pairs);
     return run_engine(left_points, self_join ? nullptr : &right_points, spec, sink).stopped;

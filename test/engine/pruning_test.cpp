@@ -18,10 +18,12 @@ TEST(Pruning, UniformTwoDimensionalSmallEps) {
   // Expected neighbours within a 3x3-cell window: about 9 * n * (cell area / total area) per point.
   EXPECT_LT(static_cast<double>(outcome.stats.candidates), n * n / 200.0);
   EXPECT_GT(outcome.stats.pairs, 0u);
-  ASSERT_EQ(outcome.stats.phase_seconds.size(), 3u);
-  EXPECT_EQ(outcome.stats.phase_seconds[0].first, "plan");
-  EXPECT_EQ(outcome.stats.phase_seconds[1].first, "index");
-  EXPECT_EQ(outcome.stats.phase_seconds[2].first, "join");
+  // Auto first chose the algorithm on samples (algorithm_choice.h).
+  ASSERT_EQ(outcome.stats.phase_seconds.size(), 4u);
+  EXPECT_EQ(outcome.stats.phase_seconds[0].first, "choose");
+  EXPECT_EQ(outcome.stats.phase_seconds[1].first, "plan");
+  EXPECT_EQ(outcome.stats.phase_seconds[2].first, "index");
+  EXPECT_EQ(outcome.stats.phase_seconds[3].first, "join");
 }
 
 TEST(Pruning, HighDimensionalClustersPruneWithFewIndexedDims) {

@@ -2,14 +2,21 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS simjoin;
-SELECT plan(57);
+SELECT plan(62);
 
 SELECT has_function('similarity_join',
+  ARRAY['regclass', 'regclass', 'double precision', 'text', 'name', 'name', 'name', 'name', 'boolean', 'text'],
+  'similarity_join(left_table, right_table, eps, metric, columns, keys, unique_pairs, algorithm) exists');
+SELECT hasnt_function('similarity_join',
   ARRAY['regclass', 'regclass', 'double precision', 'text', 'name', 'name', 'name', 'name', 'boolean'],
-  'similarity_join(left_table, right_table, eps, metric, columns, keys, unique_pairs) exists');
+  'the 1.3 signature (without algorithm) is gone: one function, no ambiguous calls');
 SELECT function_returns('similarity_join',
-  ARRAY['regclass', 'regclass', 'double precision', 'text', 'name', 'name', 'name', 'name', 'boolean'],
+  ARRAY['regclass', 'regclass', 'double precision', 'text', 'name', 'name', 'name', 'name', 'boolean', 'text'],
   'setof record', 'similarity_join returns a set of rows');
+SELECT is(
+  (SELECT pg_get_expr(proargdefaults, 0) FROM pg_proc WHERE proname = 'similarity_join'),
+  '''euclidean''::text, NULL::name, NULL::name, NULL::name, NULL::name, false, NULL::text',
+  'its defaults: metric euclidean, columns and keys found, unique_pairs off, algorithm the setting');
 SELECT is(
   (SELECT array_agg(p ORDER BY n) FROM pg_proc, unnest(proargnames) WITH ORDINALITY AS a(p, n)
     WHERE proname = 'similarity_join' AND proargmodes[n] = 'o'),
@@ -68,6 +75,12 @@ SELECT is(chebyshev_distance(ARRAY[1,2]::float8[], ARRAY[4,-2]::float8[]), 4::fl
 SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'simjoin.device'), 'auto',
   'simjoin.device defaults to auto');
 SELECT throws_ok($$SET simjoin.device = 'tpu'$$, '22023', NULL, 'simjoin.device rejects unknown devices');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'simjoin.algorithm'), 'auto',
+  'simjoin.algorithm defaults to auto');
+SELECT is((SELECT enumvals FROM pg_settings WHERE name = 'simjoin.algorithm'),
+  ARRAY['auto', 'grid', 'szl', 'bruteforce'], 'simjoin.algorithm: auto, grid, szl, bruteforce');
+SELECT throws_ok($$SET simjoin.algorithm = 'quadtree'$$, '22023', NULL,
+  'simjoin.algorithm rejects unknown algorithms');
 SELECT throws_ok($$SET simjoin.no_such_setting = 1$$, '42602', NULL, 'the simjoin prefix is reserved');
 
 CREATE TABLE pts (id bigint PRIMARY KEY, v float8[]);

@@ -2,7 +2,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS simjoin;
-SELECT plan(14);
+SELECT plan(15);
 
 CREATE TABLE t_nulls (id int PRIMARY KEY, v float8[]);
 INSERT INTO t_nulls VALUES (1, '{1,2}'), (42, '{1,NULL}');
@@ -29,6 +29,8 @@ SELECT throws_ok($$SELECT * FROM similarity_join('t_2d', 't_3d', 1)$$, '2202E',
   'tables of different dimensions');
 SELECT throws_ok($$SELECT * FROM similarity_join('t_3d', 't_3d', 1, metric => 'inner_product')$$, '22023',
   'simjoin: unknown metric "inner_product"', 'unknown metric');
+SELECT throws_ok($$SELECT * FROM similarity_join('t_3d', 't_3d', 1, algorithm => 'quadtree')$$, '22023',
+  'simjoin: unknown algorithm "quadtree"', 'unknown algorithm');
 SELECT throws_ok($$SELECT * FROM similarity_join('t_3d', 't_3d', 'NaN')$$, '22023',
   'simjoin: eps must not be NaN', 'NaN eps');
 SELECT throws_ok($$SELECT * FROM similarity_join('t_3d', 't_dims', 1, unique_pairs => true)$$, '22023',

@@ -60,7 +60,7 @@ SELECT throws_ok(
     RETURNS float8 LANGUAGE sql AS 'SELECT 0::float8'$$,
   '42501', 'must be owner of function euclidean_distance',
   'the role cannot replace the extension''s functions');
-SELECT throws_ok($$ALTER FUNCTION simjoin_tap_schema.similarity_join(regclass, regclass, float8, text, name, name, name, name, bool) SECURITY DEFINER$$,
+SELECT throws_ok($$ALTER FUNCTION simjoin_tap_schema.similarity_join(regclass, regclass, float8, text, name, name, name, name, bool, text) SECURITY DEFINER$$,
   '42501', 'must be owner of function simjoin_tap_schema.similarity_join',
   'nor make them run with their owner''s rights');
 SELECT throws_ok(

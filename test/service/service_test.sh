@@ -83,6 +83,10 @@ check "custom scan: the service's pairs equal PostgreSQL's plan" \
                   AND NOT EXISTS (SELECT * FROM b EXCEPT ALL SELECT * FROM a)")" t
 check "simjoin.explain names the service" \
   "$(q -c "SET simjoin.device = gpu; SET simjoin.explain = on; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 0.5)" 2>&1 | grep -c 'device=gpu service')" 1
+check "the job carries simjoin.algorithm (szl, forced in the service)" \
+  "$(q -c "SET simjoin.device = gpu; SET simjoin.algorithm = szl; SET simjoin.explain = on; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 0.5)" 2>&1 | grep -c 'device=gpu service.*algorithm=szl')" 1
+check "and the function's algorithm argument (bruteforce)" \
+  "$(q -c "SET simjoin.device = gpu; SET simjoin.explain = on; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 0.5, algorithm => 'bruteforce')" 2>&1 | grep -c 'device=gpu service.*algorithm=brute-force')" 1
 check "a LIMIT withdraws the job and frees its slot and reservation" \
   "$(q -c "SET simjoin.device = gpu; SELECT count(*) FROM (SELECT * FROM svc_p x JOIN svc_p y ON x.v <-> y.v <= 30 LIMIT 5) s" >/dev/null;
      wait_for "SELECT count(*) || ' ' || (SELECT reserved_bytes FROM simjoin_devices()) FROM simjoin_jobs()" "0 0")" "0 0"

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Fits the CPU prices of algorithm_choice.cpp (cpu_algorithm_speeds) from simjoin_bench output.
+
+Input (stdin): simjoin_bench runs with --threads 1 and --algorithm grid|szl|brute, each printing
+its "estimate:", "choice:" and result ("data=...") lines. Fits on the sampled estimates (what
+Auto is given), minimizing relative error (each row divided by its measured time):
+  grid:  total_s = s * (the grid model of device_choice.cpp's CPU speeds)  (one scale factor)
+  szl:   index_s = curves*n_build*(dim*key + log2(n_build)*sort)
+         join_s  = n_probe*curves*log2(n_build)*search + walked*(walk + terms*walk_term)
+  brute: join_s  = pairs*(pair + dim*term)
+Pure Python (no numpy): normal equations, coefficients clamped at zero by refitting without them.
+"""
+import math
+import re
+import sys
+
+# device_choice.cpp's CPU speeds (ns): point, point*dim, candidate, term.
+GRID = (46.0, 5.3, 1.4, 1.6)
+
+
+def solve(rows, targets):
+    """Non-negative least squares on relative error, by dropping negative coefficients."""
+    active = list(range(len(rows[0])))
+    while True:
+        a = [[r[i] / t for i in active] for r, t in zip(rows, targets)]
+        b = [1.0] * len(a)
+        n = len(active)
+        m = [[sum(x[i] * x[j] for x in a) for j in range(n)] + [sum(x[i] * y for x, y in zip(a, b))]
+             for i in range(n)]
+        for c in range(n):
+            p = max(range(c, n), key=lambda r: abs(m[r][c]))
+            m[c], m[p] = m[p], m[c]
+            for r in range(n):
+                if r != c and m[c][c] != 0:
+                    f = m[r][c] / m[c][c]
+                    m[r] = [u - f * v for u, v in zip(m[r], m[c])]
+        coef = [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
+        if all(c >= 0 for c in coef):
+            out = [0.0] * len(rows[0])
+            for i, c in zip(active, coef):
+                out[i] = c
+            return out
+        active = [i for i, c in zip(active, coef) if c > 0]
+
+
+def set_name(run):
+    return "%s n=%s n2=%s d=%s eps=%s" % (run["data"], run["n"], run["n2"], run["dim"], run["eps"])
+
+
+def fields(line):
+    return dict(re.findall(r"(\w+)=([^\s]+)", line))
+
+
+def main():
+    runs, est, choice = [], None, None
+    for line in sys.stdin:
+        if line.startswith("estimate:"):
+            est = fields(line)
+        elif line.startswith("choice:"):
+            choice = fields(line)
+        elif line.startswith("data="):
+            runs.append((fields(line), est, choice))
+    grid_ratio, szl_index, szl_join, brute = [], [], [], []
+    grid_rows = []  # (set, model at scale 1, measured ns)
+    for run, e, c in runs:
+        n, n2, dim = float(run["n"]), float(run["n2"]), float(run["dim"])
+        points = n + (n2 if n2 > 0 else n)
+        terms = float(e["est_terms"])
+        if run["algorithm"] == "grid":
+            cand = float(e["est_candidates"])
+            model = points * (GRID[0] + dim * GRID[1]) + cand * (GRID[2] + terms * GRID[3])
+            grid_ratio.append(float(run["total_s"]) * 1e9 / model)
+            grid_rows.append((set_name(run), model, float(run["total_s"]) * 1e9))
+        elif run["algorithm"] == "szl":
+            curves, nb, npr = float(c["szl_curves"]), float(c["szl_build"]), float(c["szl_probe"])
+            lg = max(1.0, math.log2(nb))
+            szl_index.append(([curves * nb * dim, curves * nb * lg], float(run["index_s"]) * 1e9,
+                              set_name(run)))
+            walked = float(c["szl_walked"])
+            szl_join.append(([npr * curves * lg, walked, walked * terms],
+                             float(run["join_s"]) * 1e9, set_name(run)))
+        elif run["algorithm"] == "brute-force":
+            pairs = n * n2 if n2 > 0 else n * (n + 1) / 2
+            brute.append(([pairs, pairs * dim], float(run["join_s"]) * 1e9, set_name(run)))
+    grid_ratio.sort()
+    scale = grid_ratio[len(grid_ratio) // 2]
+    print("grid scale (median of %d): %.3g -> point %.3g, point_dim %.3g, candidate %.3g, term %.3g"
+          % ((len(grid_ratio), scale) + tuple(g * scale for g in GRID)))
+    key, sort = solve([r for r, _, _ in szl_index], [t for _, t, _ in szl_index])
+    print("szl index (%d runs): key %.3g ns, sort %.3g ns" % (len(szl_index), key, sort))
+    search, walk, walk_term = solve([r for r, _, _ in szl_join], [t for _, t, _ in szl_join])
+    print("szl join (%d runs): search %.3g ns, walk %.3g ns, walk_term %.3g ns"
+          % (len(szl_join), search, walk, walk_term))
+    pair, term = solve([r for r, _, _ in brute], [t for _, t, _ in brute])
+    print("brute force (%d runs): pair %.3g ns, term %.3g ns" % (len(brute), pair, term))
+    # Per set: each algorithm's modelled and measured seconds, and whether the cheapest agree.
+    table = {}
+    for name, model, ns in grid_rows:
+        table.setdefault(name, {})["grid"] = (model * scale, ns)
+    index_of = {name: (r, t) for r, t, name in szl_index}
+    for r, t, name in szl_join:
+        ri, ti = index_of[name]
+        model = ri[0] * key + ri[1] * sort + r[0] * search + r[1] * walk + r[2] * walk_term
+        table.setdefault(name, {})["szl"] = (model, t + ti)
+    for r, t, name in brute:
+        table.setdefault(name, {})["brute"] = (r[0] * pair + r[1] * term, t)
+    agree = 0
+    for name, algs in table.items():
+        cells = " ".join("%s %.3g/%.3gs" % (a, m * 1e-9, t * 1e-9) for a, (m, t) in algs.items())
+        picked = min(algs, key=lambda a: algs[a][0])
+        best = min(algs, key=lambda a: algs[a][1])
+        agree += picked == best
+        print("%-45s %s  model picks %s, fastest %s" % (name, cells, picked, best))
+    print("model's pick is the fastest on %d of %d sets" % (agree, len(table)))
+
+
+if __name__ == "__main__":
+    main()

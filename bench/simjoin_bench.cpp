@@ -334,10 +334,11 @@ int main(int argc, char** argv) {
                 "est_cpu_s=%.4f est_gpu_s=%.4f est_around_s=%.4f auto=%s estimate_s=%.4f\n",
                 work.candidates, work.pairs, work.terms_per_candidate, work.indexed_dims,
                 e.cpu_seconds, e.gpu_seconds, e.around_seconds, e.gpu ? "gpu" : "cpu", estimate_s);
-    // What Algorithm::Auto weighs on the CPU (scripts/fit_algorithm_speeds.py reads this line).
+    // What Algorithm::Auto weighs on the device (scripts/fit_algorithm_speeds.py reads this line).
+    const bool on_gpu = o.device == "gpu";
     const simjoin::AlgorithmChoice choice = simjoin::choose_algorithm(
-        left, right_ptr, spec, simjoin::resolve_thread_count(spec.threads), true,
-        simjoin::cpu_algorithm_speeds());
+        left, right_ptr, spec, on_gpu ? 1 : simjoin::resolve_thread_count(spec.threads), true,
+        on_gpu ? simjoin::gpu_algorithm_speeds() : simjoin::cpu_algorithm_speeds());
     const simjoin::SzlWork szl = std::isfinite(spec.eps) && spec.eps >= 0.0
                                      ? simjoin::estimate_szl_work(left, right_ptr, spec.eps)
                                      : simjoin::SzlWork{};

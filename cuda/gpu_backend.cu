@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithm_choice.h"
 #include "brute_force_kernel.cuh"
 #include "chunked_join.h"
 #include "cosine_join.h"
@@ -418,10 +419,20 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
   check_inputs(left, right);
   if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
   const DeviceInfo& device = use_device();
-  const std::size_t chunk_points = chunk_points_for(left, right, spec);
-  if (chunk_points == 0) return run_join_in_memory(left, right, spec, sink);
-  JoinStats stats = run_chunked_join(left, right, spec, chunk_points, run_join_in_memory, sink);
+  // Auto: the algorithm priced cheapest on this device (algorithm_choice.h, the GPU's speeds).
+  JoinSpec chosen = spec;
+  std::vector<AlgorithmEstimate> estimates;
+  if (spec.algorithm == Algorithm::Auto) {
+    AlgorithmChoice choice = choose_algorithm(left, right, spec, 1, true, gpu_algorithm_speeds());
+    chosen.algorithm = choice.algorithm;
+    estimates = std::move(choice.estimates);
+  }
+  const std::size_t chunk_points = chunk_points_for(left, right, chosen);
+  JoinStats stats = chunk_points == 0
+                        ? run_join_in_memory(left, right, chosen, sink)
+                        : run_chunked_join(left, right, chosen, chunk_points, run_join_in_memory, sink);
   stats.device = "gpu: " + device.name;  // also where every chunk pair was pruned
+  stats.estimates = std::move(estimates);
   return stats;
 }
 

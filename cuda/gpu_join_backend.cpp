@@ -9,6 +9,7 @@ namespace {
 class GpuBackend : public JoinBackend {
  public:
   bool usable(std::string* why) override { return available(why); }
+  bool supports(Algorithm) const override { return true; }  // the grid, the SZL, brute force
   JoinStats run(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                 PairSink& sink) override {
     return run_join(left, right, spec, sink);

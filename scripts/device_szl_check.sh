@@ -8,7 +8,10 @@
 #   sort       the GPU index build with each curve sort (radix sorts on key words, merge sort with
 #              z_compare) at d = 16, 64, 256, uniform and clustered
 #   bench      the paper's workloads: SZL against the grid and brute force on the GPU, one line each
-#   scripts/device_szl_check.sh [build] [gtest] [sanitizer] [sort] [bench]
+#   calibrate  grid, SZL and brute force on the GPU over CALIBRATION_SETS with their sampled work
+#              (estimate: and choice: lines), for scripts/fit_algorithm_speeds.py --gpu
+#   auto       the same sets with every algorithm and auto, one run each, side by side
+#   scripts/device_szl_check.sh [build] [gtest] [sanitizer] [sort] [bench] [calibrate] [auto]
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-logs}
@@ -131,3 +134,41 @@ if [[ $steps == *" bench "* ]]; then
   } 2>&1 | tee "$OUT/bench.txt"
   echo "bench done $(elapsed)"
 fi
+
+# The calibration and auto sets (simjoin_bench arguments; brute force where n*m*d <= 2e13).
+CALIBRATION_SETS=(
+  "--data uniform --range 1 --n 262144 --dim 16 --eps 0.1"
+  "--data uniform --range 1 --n 262144 --dim 16 --eps 0.2"
+  "--data uniform --range 1 --n 1048576 --dim 16 --eps 0.1"
+  "--data uniform --range 1 --n 262144 --two 1048576 --dim 16 --eps 0.1"
+  "--data uniform --n 2000000 --dim 2 --eps 0.05"
+  "--data clustered --n 1000000 --dim 3 --eps 0.1"
+  "--data exponential --n 500000 --dim 32 --eps 0.05"
+  "--data clustered --n 200000 --dim 100 --eps 5.5"
+  "--data uniform --range 1 --n 65536 --dim 64 --eps 1"
+  "--data uniform --range 1 --n 20000 --dim 256 --eps 3"
+  "--data csv:/tmp/fmnist.csv --n 20000 --eps 1200"
+  "--data csv:/tmp/fmnist.csv --n 70000 --eps 800"
+)
+algorithm_runs() {  # STEP ALGORITHMS...: every set with each algorithm, all output lines kept
+  local step=$1 set algorithm n two dim
+  shift
+  [ -f /tmp/fmnist.csv ] || gunzip -c .device-data/fashion_mnist_70k.csv.gz >/tmp/fmnist.csv
+  for set in "${CALIBRATION_SETS[@]}"; do
+    n=$(sed -E 's/.*--n ([0-9]+).*/\1/' <<<"$set")
+    two=$(grep -oE -- '--two [0-9]+' <<<"$set" | cut -d' ' -f2)
+    dim=$(grep -oE -- '--dim [0-9]+' <<<"$set" | cut -d' ' -f2)
+    for algorithm in "$@"; do
+      if [ "$algorithm" = brute ] &&
+         ! awk -v a="$n" -v b="${two:-$n}" -v d="${dim:-784}" 'BEGIN { exit !(a * b * d <= 2e13) }'; then
+        continue
+      fi
+      [ "$(left)" -lt 5 ] && { echo "SKIPPED (deadline): $set $algorithm"; continue; }
+      timeout 60 $B/simjoin_bench --device gpu $set --algorithm $algorithm || echo "TIMEOUT/FAIL: $set $algorithm"
+    done
+  done 2>&1 | tee "$OUT/$step.txt"
+  echo "$step done $(elapsed)"
+}
+[[ $steps == *" calibrate "* ]] && algorithm_runs calibrate grid szl brute
+[[ $steps == *" auto "* ]] && algorithm_runs auto grid szl brute auto
+

@@ -9,6 +9,13 @@ Auto is given), minimizing relative error (each row divided by its measured time
          join_s  = n_probe*curves*log2(n_build)*search + walked*(walk + terms*walk_term)
   brute: join_s  = pairs*(pair + dim*term)
 Pure Python (no numpy): normal equations, coefficients clamped at zero by refitting without them.
+
+With --gpu: runs of simjoin_bench --device gpu. The time of a run is the sum of its phases (the
+process's first CUDA work, in total_s, is left out), and every algorithm is fitted on its own:
+  grid:  phases = points*dim*point_dim + candidates*(candidate + terms*term)
+  szl:   index_s as above; the other phases = n_probe*curves*log2(n_build)*search
+         + walked*(walk + terms*walk_term)
+  brute: phases = pairs*(pair + dim*term)
 """
 import math
 import re
@@ -51,6 +58,61 @@ def fields(line):
     return dict(re.findall(r"(\w+)=([^\s]+)", line))
 
 
+def phases_ns(run, skip=()):
+    return 1e9 * sum(float(v) for k, v in run.items()
+                     if k.endswith("_s") and k not in ("total_s",) + tuple(skip))
+
+
+def fit_gpu(runs):
+    grid, szl_index, szl_join, brute, sets = [], [], [], [], {}
+    for run, e, c in runs:
+        n, n2, dim = float(run["n"]), float(run["n2"]), float(run["dim"])
+        points = n + (n2 if n2 > 0 else 0)
+        terms = float(e["est_terms"])
+        name = set_name(run)
+        algorithm = run["algorithm"]
+        if algorithm.startswith("gpu-grid"):
+            cand = float(e["est_candidates"])
+            grid.append(([points * dim, cand, cand * terms], phases_ns(run), name))
+        elif algorithm.startswith("gpu-szl"):
+            curves, nb, npr = float(c["szl_curves"]), float(c["szl_build"]), float(c["szl_probe"])
+            lg = max(1.0, math.log2(nb))
+            walked = float(c["szl_walked"])
+            szl_index.append(([curves * nb * dim, curves * nb * lg], float(run["index_s"]) * 1e9, name))
+            szl_join.append(([npr * curves * lg, walked, walked * terms],
+                             phases_ns(run, ("index_s",)), name))
+        elif algorithm.startswith("gpu-brute"):
+            pairs = n * n2 if n2 > 0 else n * (n + 1) / 2
+            brute.append(([pairs, pairs * dim], phases_ns(run), name))
+    coef = {}
+    for label, rows, names in (("grid point_dim, candidate, term", grid, None),
+                               ("szl key, sort", szl_index, None),
+                               ("szl search, walk, walk_term", szl_join, None),
+                               ("brute pair, term", brute, None)):
+        c = solve([r for r, _, _ in rows], [t for _, t, _ in rows])
+        coef[label] = c
+        print("%s (%d runs): %s ns" % (label, len(rows), ", ".join("%.4g" % x for x in c)))
+    g, si, sj, b = (coef[k] for k in coef)
+    for r, t, name in grid:
+        sets.setdefault(name, {})["grid"] = (sum(x * y for x, y in zip(r, g)), t)
+    index_of = {name: (r, t) for r, t, name in szl_index}
+    for r, t, name in szl_join:
+        ri, ti = index_of[name]
+        sets.setdefault(name, {})["szl"] = (sum(x * y for x, y in zip(ri, si)) +
+                                            sum(x * y for x, y in zip(r, sj)), t + ti)
+    for r, t, name in brute:
+        sets.setdefault(name, {})["brute"] = (sum(x * y for x, y in zip(r, b)), t)
+    agree = 0
+    for name, algs in sets.items():
+        cells = " ".join("%s %.3g/%.3gs" % (a, m * 1e-9, t * 1e-9) for a, (m, t) in algs.items())
+        picked = min(algs, key=lambda a: algs[a][0])
+        best = min(algs, key=lambda a: algs[a][1])
+        agree += picked == best
+        print("%-50s %s  model picks %s (%.2fx the fastest), fastest %s"
+              % (name, cells, picked, algs[picked][1] / algs[best][1], best))
+    print("model's pick is the fastest on %d of %d sets" % (agree, len(sets)))
+
+
 def main():
     runs, est, choice = [], None, None
     for line in sys.stdin:
@@ -60,6 +122,9 @@ def main():
             choice = fields(line)
         elif line.startswith("data="):
             runs.append((fields(line), est, choice))
+    if "--gpu" in sys.argv:
+        fit_gpu(runs)
+        return
     grid_ratio, szl_index, szl_join, brute = [], [], [], []
     grid_rows = []  # (set, model at scale 1, measured ns)
     for run, e, c in runs:

@@ -60,7 +60,7 @@ def fields(line):
 
 def phases_ns(run, skip=()):
     return 1e9 * sum(float(v) for k, v in run.items()
-                     if k.endswith("_s") and k not in ("total_s",) + tuple(skip))
+                     if k.endswith("_s") and k not in ("total_s", "pairs_per_s") + tuple(skip))
 
 
 def fit_gpu(runs):

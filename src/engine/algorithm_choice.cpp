@@ -69,14 +69,18 @@ const AlgorithmSpeeds& cpu_algorithm_speeds() {
 }
 
 const AlgorithmSpeeds& gpu_algorithm_speeds() {
-  // PLACEHOLDERS, to be fitted on the device (bench/calibration_sets.txt with --algorithm):
-  // the grid's from device_choice.h's GPU speeds, the SZL's a guess.
+  // Fitted on an H100 (scripts/device_szl_check.sh calibrate: grid, SZL and brute force on 12
+  // sets from 2-D to 784-D, then scripts/fit_algorithm_speeds.py --gpu; docs/benchmarks/szl.md):
+  // the kernels' and transfers' phases, without the process's first CUDA work. The model picks
+  // the fastest algorithm on all 12 sets; its absolute times are off by up to 5x on small
+  // high-dimensional sets (brute force priced per dimension, where its distance checks stop
+  // early), so only the ratios between algorithms are relied on.
   static const AlgorithmSpeeds speeds{
-      /*grid_point_ns=*/0.0, /*grid_point_dim_ns=*/6.0, /*grid_candidate_ns=*/0.0,
-      /*grid_term_ns=*/0.005,
-      /*szl_key_ns=*/0.05, /*szl_sort_ns=*/0.05, /*szl_search_ns=*/0.05, /*szl_walk_ns=*/0.01,
-      /*szl_walk_term_ns=*/0.005,
-      /*brute_pair_ns=*/0.0, /*brute_term_ns=*/0.005};
+      /*grid_point_ns=*/0.0, /*grid_point_dim_ns=*/5.10, /*grid_candidate_ns=*/0.0,
+      /*grid_term_ns=*/0.000594,
+      /*szl_key_ns=*/0.644, /*szl_sort_ns=*/0.135, /*szl_search_ns=*/0.304, /*szl_walk_ns=*/0.0229,
+      /*szl_walk_term_ns=*/0.00107,
+      /*brute_pair_ns=*/0.00108, /*brute_term_ns=*/0.000125};
   return speeds;
 }
 

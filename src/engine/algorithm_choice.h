@@ -47,8 +47,7 @@ struct AlgorithmSpeeds {
 
 // Measured on the CPU engine (docs/ARCHITECTURE.md, "Choosing the algorithm").
 const AlgorithmSpeeds& cpu_algorithm_speeds();
-// The GPU's: placeholders until fitted on the device (the choice there is grid or brute force
-// unless the GPU backend supports the SZL).
+// The GPU's, fitted on an H100.
 const AlgorithmSpeeds& gpu_algorithm_speeds();
 
 struct AlgorithmChoice {

@@ -12,6 +12,9 @@ namespace simjoin {
 namespace {
 
 constexpr std::size_t kSzlBuildSample = 4096;
+// ... fewer in high dimensions, where a Z key costs 32 bits per dimension: at most this many
+// point-dimensions (4,096 points up to 64-D; 334 at 784-D).
+constexpr std::size_t kSzlBuildSampleCoords = 4096 * 64;
 constexpr std::size_t kSzlProbeSample = 256;
 
 double log2_at_least_1(double n) { return std::max(1.0, std::log2(std::max(n, 1.0))); }
@@ -117,7 +120,10 @@ SzlWork estimate_szl_work(const PointSet& left, const PointSet* right, double ep
 
   std::vector<double> build_coords, probe_coords;
   const PointSet build_sample =
-      contiguous(sample_points(build, kSzlBuildSample), build.dim, build_coords);
+      contiguous(sample_points(build, std::max<std::size_t>(
+                                          64, std::min(kSzlBuildSample,
+                                                       kSzlBuildSampleCoords / std::max<std::size_t>(build.dim, 1)))),
+                 build.dim, build_coords);
   if (build_sample.n == 0) return work;
   const SzlIndex index = build_szl_index(build_sample, 0, 1);
   // A self-join probes the sampled index's own points (with the half box).

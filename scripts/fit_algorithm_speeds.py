@@ -58,6 +58,19 @@ def fields(line):
     return dict(re.findall(r"(\w+)=([^\s]+)", line))
 
 
+def print_picks(table):
+    """Per set: each algorithm's modelled/measured seconds, the model's pick and the fastest."""
+    agree = 0
+    for name, algs in table.items():
+        cells = " ".join("%s %.3g/%.3gs" % (a, m * 1e-9, t * 1e-9) for a, (m, t) in algs.items())
+        picked = min(algs, key=lambda a: algs[a][0])
+        best = min(algs, key=lambda a: algs[a][1])
+        agree += picked == best
+        print("%-50s %s  model picks %s (%.2fx the fastest), fastest %s"
+              % (name, cells, picked, algs[picked][1] / algs[best][1], best))
+    print("model's pick is the fastest on %d of %d sets" % (agree, len(table)))
+
+
 def phases_ns(run, skip=()):
     return 1e9 * sum(float(v) for k, v in run.items()
                      if k.endswith("_s") and k not in ("total_s", "pairs_per_s") + tuple(skip))
@@ -84,15 +97,14 @@ def fit_gpu(runs):
         elif algorithm.startswith("gpu-brute"):
             pairs = n * n2 if n2 > 0 else n * (n + 1) / 2
             brute.append(([pairs, pairs * dim], phases_ns(run), name))
-    coef = {}
-    for label, rows, names in (("grid point_dim, candidate, term", grid, None),
-                               ("szl key, sort", szl_index, None),
-                               ("szl search, walk, walk_term", szl_join, None),
-                               ("brute pair, term", brute, None)):
+    def fit(label, rows):
         c = solve([r for r, _, _ in rows], [t for _, t, _ in rows])
-        coef[label] = c
         print("%s (%d runs): %s ns" % (label, len(rows), ", ".join("%.4g" % x for x in c)))
-    g, si, sj, b = (coef[k] for k in coef)
+        return c
+    g = fit("grid point_dim, candidate, term", grid)
+    si = fit("szl key, sort", szl_index)
+    sj = fit("szl search, walk, walk_term", szl_join)
+    b = fit("brute pair, term", brute)
     for r, t, name in grid:
         sets.setdefault(name, {})["grid"] = (sum(x * y for x, y in zip(r, g)), t)
     index_of = {name: (r, t) for r, t, name in szl_index}
@@ -102,15 +114,7 @@ def fit_gpu(runs):
                                             sum(x * y for x, y in zip(r, sj)), t + ti)
     for r, t, name in brute:
         sets.setdefault(name, {})["brute"] = (sum(x * y for x, y in zip(r, b)), t)
-    agree = 0
-    for name, algs in sets.items():
-        cells = " ".join("%s %.3g/%.3gs" % (a, m * 1e-9, t * 1e-9) for a, (m, t) in algs.items())
-        picked = min(algs, key=lambda a: algs[a][0])
-        best = min(algs, key=lambda a: algs[a][1])
-        agree += picked == best
-        print("%-50s %s  model picks %s (%.2fx the fastest), fastest %s"
-              % (name, cells, picked, algs[picked][1] / algs[best][1], best))
-    print("model's pick is the fastest on %d of %d sets" % (agree, len(sets)))
+    print_picks(sets)
 
 
 def main():
@@ -169,14 +173,7 @@ def main():
         table.setdefault(name, {})["szl"] = (model, t + ti)
     for r, t, name in brute:
         table.setdefault(name, {})["brute"] = (r[0] * pair + r[1] * term, t)
-    agree = 0
-    for name, algs in table.items():
-        cells = " ".join("%s %.3g/%.3gs" % (a, m * 1e-9, t * 1e-9) for a, (m, t) in algs.items())
-        picked = min(algs, key=lambda a: algs[a][0])
-        best = min(algs, key=lambda a: algs[a][1])
-        agree += picked == best
-        print("%-45s %s  model picks %s, fastest %s" % (name, cells, picked, best))
-    print("model's pick is the fastest on %d of %d sets" % (agree, len(table)))
+    print_picks(table)
 
 
 if __name__ == "__main__":

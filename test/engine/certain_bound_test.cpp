@@ -12,36 +12,21 @@
 
 #include "certain_bound.h"
 #include "geodetic_bound.h"
+#include "geodetic_test_support.h"
 
 namespace simjoin {
 namespace {
 
-constexpr double kWgs84A = 6378137.0;
-constexpr double kWgs84F = 1 / 298.257223563;
-constexpr double kWgs84B = kWgs84A * (1 - kWgs84F);
-constexpr double kRadians = M_PI / 180.0;
+using testing::chord_of;
+using testing::kRadians;
+using testing::kWgs84A;
+using testing::kWgs84B;
+using testing::kWgs84F;
+using testing::normal_angle;
 
-double chord_of(double lon1, double lat1, double lon2, double lat2) {
-  double u[3], v[3];
-  geodetic_unit_vector(lon1, lat1, u);
-  geodetic_unit_vector(lon2, lat2, v);
-  double sum = 0;
-  for (int k = 0; k < 3; ++k) sum += (u[k] - v[k]) * (u[k] - v[k]);
-  return std::sqrt(sum);
-}
-
-// The meridian's length from latitude lat1 to lat2 (degrees): the integral of
-// M(phi) = a (1 - e^2) / (1 - e^2 sin^2 phi)^(3/2), Simpson's rule.
+// The meridian's length from latitude lat1 to lat2 (degrees) on WGS84.
 double meridian_arc(double lat1, double lat2) {
-  const double e2 = kWgs84F * (2 - kWgs84F);
-  const int n = 2000;
-  const double h = (lat2 - lat1) * kRadians / n;
-  double sum = 0;
-  for (int i = 0; i <= n; ++i) {
-    const double s = std::sin(lat1 * kRadians + i * h);
-    sum += kWgs84A * (1 - e2) / std::pow(1 - e2 * s * s, 1.5) * (i == 0 || i == n ? 1 : (i % 2 ? 4 : 2));
-  }
-  return std::fabs(sum * h / 3);
+  return testing::meridian_arc(kWgs84A, kWgs84F, lat1, lat2);
 }
 
 double wgs84_max_radius() { return ellipsoid_max_radius(kWgs84A, kWgs84B * kWgs84B / kWgs84A); }
@@ -126,9 +111,7 @@ TEST(GeodeticCertainBound, EquatorArcsAndSphere) {
     double u[3], v[3];
     geodetic_unit_vector(lon1, lat1, u);
     geodetic_unit_vector(lon2, lat2, v);
-    const double cross = std::hypot(u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
-                                    u[0] * v[1] - u[1] * v[0]);
-    const double angle = std::atan2(cross, u[0] * v[0] + u[1] * v[1] + u[2] * v[2]);
+    const double angle = normal_angle(u, v);
     EXPECT_GT(chord_of(lon1, lat1, lon2, lat2), geodetic_certain_bound(sphere * angle, r));
   }
 }

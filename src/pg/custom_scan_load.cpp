@@ -84,23 +84,15 @@ bool values_only_side(const SimJoinState* st, const Side* side, PlanState* child
 // A values_only row's by-reference values (fixed length: values_only_side) copied out of the
 // child's slot into the side's value arena, so that they outlive the slot without its tuple.
 void copy_fixed_values(SimJoinState* st, Side* side, TupleTableSlot* slot, uint32 row) {
-  constexpr Size kValueArenaBlock = 64 * 1024;
   TupleDesc desc = slot->tts_tupleDescriptor;
   Datum* values = side->values + static_cast<Size>(row) * side->n_need;
   const bool* isnull = side->isnull + static_cast<Size>(row) * side->n_need;
   for (int c = 0; c < side->n_need; ++c) {
     const Form_pg_attribute attr = TupleDescAttr(desc, side->need[c]);
     if (attr->attbyval || isnull[c]) continue;
-    const Size length = MAXALIGN(attr->attlen);
-    if (length > side->value_arena_left) {
-      const Size block = std::max(kValueArenaBlock, length);
-      side->value_arena = static_cast<char*>(MemoryContextAlloc(st->arrays_mcxt, block));
-      side->value_arena_left = block;
-    }
-    std::memcpy(side->value_arena, DatumGetPointer(values[c]), attr->attlen);
-    values[c] = PointerGetDatum(side->value_arena);
-    side->value_arena += length;
-    side->value_arena_left -= length;
+    char* copy = bump_alloc(&side->value_arena, st->arrays_mcxt, attr->attlen);
+    std::memcpy(copy, DatumGetPointer(values[c]), attr->attlen);
+    values[c] = PointerGetDatum(copy);
   }
 }
 

@@ -45,11 +45,18 @@ struct EngineTotals {
 };
 
 // One child's rows: tuples (in memory or spilled), keys as coordinates, wild rows.
+// Bump allocation in blocks of a memory context (8 kB doubling to 8 MB; larger requests alone):
+// many small copies that are freed together with the context.
+struct BumpArena {
+  char* next;   // the free part of the current block
+  Size left;
+  Size block;   // size of the last block
+};
+char* bump_alloc(BumpArena* arena, MemoryContext cxt, Size length);
+
 struct Side {
   MemoryContext tuple_mcxt;  // the tuples, in memory mode
-  char* arena;               // the free part of the current block of tuples (copy_to_arena)
-  Size arena_left;
-  Size arena_block;          // size of the last block
+  BumpArena tuple_arena;     // the tuples in memory mode (copy_to_arena), in tuple_mcxt
   uint32 n;
   uint32 cap;
   MinimalTuple* tuples;
@@ -91,8 +98,7 @@ struct Side {
   // (a point: copied once) and take no more than twice the memory of the row's coordinates,
   // which are kept in memory anyway (values_only_side).
   bool values_only;
-  char* value_arena;  // values_only: copies of the by-reference values (copy_fixed_values)
-  Size value_arena_left;
+  BumpArena value_arena;  // values_only: copies of by-reference values, in arrays_mcxt
   bool values_by_row;  // values[] are indexed by row, not yet by point (values_by_point)
   bool ordered;        // the points are in space order (order_points)
   bool borrowed;       // tuples, points, point_row and wild are the inner side's (same_scan)

@@ -20,20 +20,24 @@ namespace simjoin::pg::cs {
 constexpr Size kArenaFirstBlock = 8 * 1024;
 constexpr Size kArenaMaxBlock = 8 * 1024 * 1024;
 
-char* arena_alloc(Side* side, Size length) {
+char* bump_alloc(BumpArena* arena, MemoryContext cxt, Size length) {
   length = MAXALIGN(length);
-  if (length > side->arena_left) {
-    if (length > kArenaMaxBlock / 8) return static_cast<char*>(MemoryContextAlloc(side->tuple_mcxt, length));
-    Size block = side->arena_block ? std::min(side->arena_block * 2, kArenaMaxBlock) : kArenaFirstBlock;
+  if (length > arena->left) {
+    if (length > kArenaMaxBlock / 8) return static_cast<char*>(MemoryContextAlloc(cxt, length));
+    Size block = arena->block ? std::min(arena->block * 2, kArenaMaxBlock) : kArenaFirstBlock;
     while (block < length) block *= 2;
-    side->arena = static_cast<char*>(MemoryContextAlloc(side->tuple_mcxt, block));
-    side->arena_left = block;
-    side->arena_block = block;
+    arena->next = static_cast<char*>(MemoryContextAlloc(cxt, block));
+    arena->left = block;
+    arena->block = block;
   }
-  char* p = side->arena;
-  side->arena += length;
-  side->arena_left -= length;
+  char* p = arena->next;
+  arena->next += length;
+  arena->left -= length;
   return p;
+}
+
+char* arena_alloc(Side* side, Size length) {
+  return bump_alloc(&side->tuple_arena, side->tuple_mcxt, length);
 }
 
 namespace {
@@ -45,11 +49,7 @@ uint64 file_position(BufFile* file) {
   return (static_cast<uint64>(fileno) << 32) | static_cast<uint64>(offset);
 }
 
-void reset_arena(Side* side) {
-  side->arena = nullptr;
-  side->arena_left = 0;
-  side->arena_block = 0;
-}
+void reset_arena(Side* side) { side->tuple_arena = BumpArena{}; }
 
 // ExecCopySlotMinimalTuple into the side's arena: a virtual slot (a child's projection) is
 // formed in place as heap_form_minimal_tuple forms it; other slots' minimal tuples are copied.
@@ -174,8 +174,7 @@ void reset_side(Side* side) {
   side->isnull = nullptr;
   side->values_cap = 0;
   side->values_only = false;
-  side->value_arena = nullptr;
-  side->value_arena_left = 0;
+  side->value_arena = BumpArena{};
   side->values_by_row = false;
   side->ordered = false;
   side->tuples = nullptr;

@@ -158,6 +158,22 @@ TEST(Dbscan, LatticeAtExactlyEps) {
   EXPECT_EQ(r.kind[7], PointKind::Core);
 }
 
+// A border point between two clusters (1-D, eps 1, min_points 4) joins the cluster of its core
+// neighbour with the smaller index, not the cluster numbered first: here cluster 0 starts at
+// point 0 (the far side of 0.0), and the border point's core neighbours are 2.0 (index 3,
+// cluster 1) and 0.0 (index 5, cluster 0).
+TEST(Dbscan, BorderBetweenTwoClusters) {
+  Points points{1, {-0.7, -0.6, -0.5, 2.0, 1.0, 0.0, 2.5, 2.6, 2.7}};
+  DbscanResult r = expect_dbscan_matches(points, cpu_spec(1.0), 4);
+  EXPECT_EQ(r.clusters, 2u);
+  EXPECT_EQ(r.kind[4], PointKind::Border);
+  EXPECT_EQ(r.cluster[0], 0);
+  EXPECT_EQ(r.cluster[4], 1);
+  std::swap(points.coords[3], points.coords[5]);  // now 0.0 (cluster 0) has the smaller index
+  r = expect_dbscan_matches(points, cpu_spec(1.0), 4);
+  EXPECT_EQ(r.cluster[4], 0);
+}
+
 TEST(Dbscan, Duplicates) {
   const Points points = exact_duplicates(60);  // 15 values, 4 copies each
   for (std::uint64_t min_points : {1u, 4u, 5u}) {

@@ -9,44 +9,57 @@ namespace simjoin {
 
 NeighbourStatsSink::NeighbourStatsSink(std::size_t points, StatsSide side, bool fold_both,
                                        const std::uint64_t* partner_ranks)
-    : side_(side), fold_both_(fold_both), partner_ranks_(partner_ranks) {
-  stats_.count.assign(points, 0);
-  stats_.min_distance.assign(points, std::nan(""));
-  stats_.max_distance.assign(points, std::nan(""));
-  stats_.nearest.assign(points, kNoPartner);
-}
+    : folded_(points, Folded{0, std::nan(""), std::nan(""), kNoPartner}),
+      side_(side),
+      fold_both_(fold_both),
+      partner_ranks_(partner_ranks) {}
 
 void NeighbourStatsSink::fold(std::uint32_t point, std::uint32_t partner, double distance) {
-  if (stats_.count[point]++ == 0) {
-    stats_.min_distance[point] = distance;
-    stats_.max_distance[point] = distance;
-    stats_.nearest[point] = partner;
+  Folded& f = folded_[point];
+  if (f.count++ == 0) {
+    f = Folded{1, distance, distance, partner};
     return;
   }
-  double& least = stats_.min_distance[point];
-  if (distance < least) {
-    least = distance;
-    stats_.nearest[point] = partner;
-  } else if (distance == least) {
-    const std::uint32_t held = stats_.nearest[point];
-    const std::uint64_t rank = rank_of(partner), held_rank = rank_of(held);
-    if (rank < held_rank || (rank == held_rank && partner < held)) stats_.nearest[point] = partner;
+  if (distance < f.min_distance) {
+    f.min_distance = distance;
+    f.nearest = partner;
+  } else if (distance == f.min_distance) {
+    const std::uint64_t rank = rank_of(partner), held_rank = rank_of(f.nearest);
+    if (rank < held_rank || (rank == held_rank && partner < f.nearest)) f.nearest = partner;
   }
-  if (distance > stats_.max_distance[point]) stats_.max_distance[point] = distance;
+  if (distance > f.max_distance) f.max_distance = distance;
 }
 
 bool NeighbourStatsSink::consume(const PairBatch& batch) {
   const bool left_side = side_ == StatsSide::Left;
+  const bool fold_left = fold_both_ || left_side, fold_right = fold_both_ || !left_side;
   for (std::size_t k = 0; k < batch.size; ++k) {
     const std::uint32_t l = batch.left[k], r = batch.right[k];
-    if (fold_both_ || left_side) fold(l, r, batch.distance[k]);
-    if (fold_both_ || !left_side) fold(r, l, batch.distance[k]);
+    if (fold_left) fold(l, r, batch.distance[k]);
+    if (fold_right) fold(r, l, batch.distance[k]);
   }
-  stats_.pairs += batch.size;
+  pairs_ += batch.size;
   return true;
 }
 
-NeighbourStats NeighbourStatsSink::finish() { return std::move(stats_); }
+NeighbourStats NeighbourStatsSink::finish() {
+  NeighbourStats stats;
+  const std::size_t n = folded_.size();
+  stats.count.resize(n);
+  stats.min_distance.resize(n);
+  stats.max_distance.resize(n);
+  stats.nearest.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    stats.count[i] = folded_[i].count;
+    stats.min_distance[i] = folded_[i].min_distance;
+    stats.max_distance[i] = folded_[i].max_distance;
+    stats.nearest[i] = folded_[i].nearest;
+  }
+  stats.pairs = pairs_;
+  folded_.clear();
+  folded_.shrink_to_fit();
+  return stats;
+}
 
 NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side,

@@ -60,7 +60,15 @@ class NeighbourStatsSink : public PairSink {
   std::uint64_t rank_of(std::uint32_t partner) const {
     return partner_ranks_ ? partner_ranks_[partner] : partner;
   }
-  NeighbourStats stats_;
+  // One point's aggregates together: a fold touches one cache line, not four arrays.
+  struct alignas(32) Folded {
+    std::uint64_t count;
+    double min_distance;
+    double max_distance;
+    std::uint32_t nearest;
+  };
+  std::vector<Folded> folded_;
+  std::uint64_t pairs_ = 0;
   StatsSide side_;
   bool fold_both_;
   const std::uint64_t* partner_ranks_;

@@ -48,8 +48,9 @@ class UnionFind {
 class LinkingSink : public PairSink {
  public:
   LinkingSink(const std::vector<PointKind>& kind, UnionFind& sets,
-              std::vector<std::uint32_t>& border_core)
-      : kind_(kind), sets_(sets), border_core_(border_core) {}
+              std::vector<std::uint32_t>& border_core, const KeepGoing& keep_going)
+      : kind_(kind), sets_(sets), border_core_(border_core), keep_going_(keep_going) {}
+  bool keep_going() override { return !keep_going_ || keep_going_(); }
   bool consume(const PairBatch& batch) override {
     for (std::size_t k = 0; k < batch.size; ++k) {
       const std::uint32_t a = batch.left[k], b = batch.right[k];
@@ -69,11 +70,13 @@ class LinkingSink : public PairSink {
   const std::vector<PointKind>& kind_;
   UnionFind& sets_;
   std::vector<std::uint32_t>& border_core_;
+  const KeepGoing& keep_going_;
 };
 
 }  // namespace
 
-DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points) {
+DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
+                        const KeepGoing& keep_going) {
   DbscanResult result;
   const std::size_t n = points.n;
   result.kind.assign(n, PointKind::Noise);
@@ -82,8 +85,9 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
   // Without counts (min_points <= 1) every self-matching point is core.
   NeighbourStats counts;
   if (min_points > 1) {
-    counts = run_neighbour_stats(points, nullptr, join_spec);
+    counts = run_neighbour_stats(points, nullptr, join_spec, StatsSide::Left, nullptr, keep_going);
     result.counting = std::move(counts.join);
+    if (result.counting.stopped) return result;
   }
   for (std::size_t i = 0; i < n; ++i) {
     const double self = exact_distance(points.point(i), points.point(i), points.dim, spec.metric);
@@ -94,9 +98,10 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
 
   UnionFind sets(n);
   std::vector<std::uint32_t> border_core(n, kNone);
-  LinkingSink linking(result.kind, sets, border_core);
+  LinkingSink linking(result.kind, sets, border_core, keep_going);
   join_spec.self_pairs = SelfPairs::Unique;
   result.linking = run_join(points, nullptr, join_spec, linking);
+  if (result.linking.stopped) return result;
 
   // Number clusters by their smallest member: walk points in index order.
   result.cluster.assign(n, -1);

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "neighbour_stats.h"
 #include "types.h"
 
 namespace simjoin {
@@ -36,7 +37,9 @@ struct DbscanResult {
 };
 
 // Clusters `points` within spec.eps (spec.metric, device, algorithm, threads apply;
-// spec.self_pairs is ignored). Throws what run_join throws.
-DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points);
+// spec.self_pairs is ignored). Throws what run_join throws. `keep_going` false stops it: the
+// result is then incomplete (counting.stopped or linking.stopped) and must be discarded.
+DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
+                        const KeepGoing& keep_going = {});
 
 }  // namespace simjoin

@@ -8,11 +8,12 @@
 namespace simjoin {
 
 NeighbourStatsSink::NeighbourStatsSink(std::size_t points, StatsSide side, bool fold_both,
-                                       const std::uint64_t* partner_ranks)
+                                       const std::uint64_t* partner_ranks, KeepGoing keep_going)
     : folded_(points, Folded{0, std::nan(""), std::nan(""), kNoPartner}),
       side_(side),
       fold_both_(fold_both),
-      partner_ranks_(partner_ranks) {}
+      partner_ranks_(partner_ranks),
+      keep_going_(std::move(keep_going)) {}
 
 void NeighbourStatsSink::fold(std::uint32_t point, std::uint32_t partner, double distance) {
   Folded& f = folded_[point];
@@ -63,10 +64,12 @@ NeighbourStats NeighbourStatsSink::finish() {
 
 NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side,
-                                   const std::uint64_t* partner_ranks) {
+                                   const std::uint64_t* partner_ranks,
+                                   const KeepGoing& keep_going) {
   const bool self = right == nullptr;
   if (self) side = StatsSide::Left;
-  NeighbourStatsSink sink(side == StatsSide::Left ? left.n : right->n, side, self, partner_ranks);
+  NeighbourStatsSink sink(side == StatsSide::Left ? left.n : right->n, side, self, partner_ranks,
+                          keep_going);
   JoinSpec join_spec = spec;
   if (self) join_spec.self_pairs = SelfPairs::Unique;
   const JoinStats join = run_join(left, right, join_spec, sink);

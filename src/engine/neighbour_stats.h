@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -31,6 +32,10 @@
 namespace simjoin {
 
 enum class StatsSide { Left, Right };
+
+// Polled like PairSink::keep_going (query cancel); false stops the join, whose partial aggregates
+// the caller then discards (JoinStats::stopped). Empty: never stops.
+using KeepGoing = std::function<bool()>;
 
 // `nearest` of a point without partners.
 constexpr std::uint32_t kNoPartner = std::numeric_limits<std::uint32_t>::max();
@@ -49,8 +54,9 @@ struct NeighbourStats {
 class NeighbourStatsSink : public PairSink {
  public:
   NeighbourStatsSink(std::size_t points, StatsSide side, bool fold_both,
-                     const std::uint64_t* partner_ranks);
+                     const std::uint64_t* partner_ranks, KeepGoing keep_going = {});
   bool consume(const PairBatch& batch) override;
+  bool keep_going() override { return !keep_going_ || keep_going_(); }
   // One pair seen from `point` (does not count it in `pairs`).
   void fold(std::uint32_t point, std::uint32_t partner, double distance);
   // The aggregates (NaN / kNoPartner where a point has no partner); the sink is spent.
@@ -72,13 +78,15 @@ class NeighbourStatsSink : public PairSink {
   StatsSide side_;
   bool fold_both_;
   const std::uint64_t* partner_ranks_;
+  KeepGoing keep_going_;
 };
 
 // Runs run_join(left, right, spec) into a NeighbourStatsSink for `side` (left points' partners
 // are right points and vice versa). `partner_ranks`: one rank per point of the other side (in a
-// self-join, per point), or nullptr. Throws what run_join throws.
+// self-join, per point), or nullptr. Throws what run_join throws; `keep_going` may stop it.
 NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side = StatsSide::Left,
-                                   const std::uint64_t* partner_ranks = nullptr);
+                                   const std::uint64_t* partner_ranks = nullptr,
+                                   const KeepGoing& keep_going = {});
 
 }  // namespace simjoin

@@ -226,5 +226,16 @@ TEST(Dbscan, NonFinitePoints) {
   }
 }
 
+// keep_going false stops either join; the result says so.
+TEST(Dbscan, KeepGoingStops) {
+  const Points cell = huge_cell();
+  const PointSet set = cell.set();
+  for (std::uint64_t min_points : {1u, 3u}) {  // 1: only the linking join runs
+    const DbscanResult r = run_dbscan(set, cpu_spec(1.0), min_points, [] { return false; });
+    EXPECT_TRUE(r.counting.stopped || r.linking.stopped);
+    EXPECT_EQ(r.counting.stopped, min_points > 1);
+  }
+}
+
 }  // namespace
 }  // namespace simjoin::testing

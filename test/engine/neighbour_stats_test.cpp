@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "distance.h"
+#include "join_scenarios.h"
 #include "neighbour_stats.h"
 #include "random_join_cases.h"
 #include "test_support.h"
@@ -199,6 +200,23 @@ TEST(NeighbourStats, PointsWithoutPartners) {
   const Points finite = uniform_points(100, 3, 0.0, 10.0, 5);
   expect_stats_match(odd, &finite, cpu_spec(2.0), StatsSide::Left);
   expect_stats_match(odd, &finite, cpu_spec(2.0), StatsSide::Right);
+}
+
+}  // namespace
+}  // namespace simjoin::testing
+
+namespace simjoin::testing {
+namespace {
+
+// keep_going false stops the join (a query cancel): 4e8 pairs in one cell end at once.
+TEST(NeighbourStats, KeepGoingStops) {
+  const Points cell = huge_cell();
+  const PointSet set = cell.set();
+  const auto start = Clock::now();
+  const NeighbourStats stats = run_neighbour_stats(set, nullptr, cpu_spec(1.0), StatsSide::Left,
+                                                   nullptr, [] { return false; });
+  EXPECT_TRUE(stats.join.stopped);
+  EXPECT_LT(seconds_since(start), 5.0);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // cluster, empty input, non-finite points.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -123,7 +124,8 @@ TEST_P(DbscanRandom, MatchesBruteForce) {
   const Points background = uniform_points(80, dim, 0.0, 100.0, seed + 1);
   points.coords.insert(points.coords.end(), background.coords.begin(), background.coords.end());
   const double eps = eps_from_sample(points, metric) * 2;
-  for (Algorithm algorithm : {Algorithm::Auto, Algorithm::Grid, Algorithm::BruteForce}) {
+  for (Algorithm algorithm :
+       {Algorithm::Auto, Algorithm::Grid, Algorithm::BruteForce, Algorithm::Szl}) {
     JoinSpec spec = cpu_spec(eps, metric);
     spec.algorithm = algorithm;
     spec.batch_pairs = 100;
@@ -137,6 +139,22 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev,
                                          Metric::Cosine),
                        ::testing::Values<std::uint64_t>(1, 2, 4, 12)));
+
+// Thousands of points in many small batches from two threads: pairs interleave arbitrarily.
+TEST(Dbscan, ManyBatches) {
+  Points points = blob_points(3500, 2, 12, 1.5, 31);
+  const Points background = uniform_points(500, 2, 0.0, 100.0, 32);
+  points.coords.insert(points.coords.end(), background.coords.begin(), background.coords.end());
+  JoinSpec spec = cpu_spec(0.6);
+  spec.batch_pairs = 257;
+  for (std::uint64_t min_points : {3u, 8u, 20u}) {
+    const DbscanResult r = expect_dbscan_matches(points, spec, min_points);
+    EXPECT_GT(r.clusters, 1u);
+    for (PointKind kind : {PointKind::Core, PointKind::Border, PointKind::Noise}) {
+      EXPECT_GT(std::count(r.kind.begin(), r.kind.end(), kind), 0) << static_cast<int>(kind);
+    }
+  }
+}
 
 // A lattice with step 1 and eps 1: neighbours at exactly eps. In 2-D an interior point has 5
 // neighbours (itself included), an edge point 4, a corner 3.

@@ -4,7 +4,7 @@
 //                 [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto]
 //                 [--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2]
 //                 [--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]
-//                 [--estimate-only] [--zsort]
+//                 [--estimate-only] [--zsort] [--stats | --dbscan MINPTS]
 //
 // uniform: [0, range]^dim (range 100 by default); clustered: 100 gaussian blobs in [0, range]^dim,
 // sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of seed 004);
@@ -12,6 +12,8 @@
 // --zsort: times the SZL index build of the left input with each curve sort (materialized Z keys
 // and the key-free comparator; with --device gpu, the GPU index: radix sorts on key words and the
 // merge sort with z_compare) and exits. The GPU join's sort: SIMJOIN_GPU_ZSORT=keys|compare.
+// --stats: the neighbour aggregates of the left side (neighbour_stats.h), timing the sink's fold
+// apart from the join; --dbscan MINPTS: run_dbscan on the left input, by phase.
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
 #include <algorithm>
 #include <chrono>
@@ -25,12 +27,16 @@
 #include <string>
 #include <vector>
 
+#include <time.h>
+
 #include "algorithm_choice.h"
 #include "batch_pipeline.h"
+#include "dbscan.h"
 #include "device_choice.h"
 #include "engine.h"
 #include "gpu_backend.h"
 #include "join_backend.h"
+#include "neighbour_stats.h"
 #include "szl_index.h"
 
 namespace {
@@ -63,6 +69,8 @@ struct Options {
   bool verify = false;
   bool estimate_only = false;
   bool zsort = false;
+  bool stats = false;
+  std::uint64_t dbscan = 0;  // min_points; 0: no clustering
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -70,7 +78,8 @@ struct Options {
             << "usage: simjoin_bench --data uniform|clustered|exponential|directions|csv:PATH --n N --dim D "
                "--eps E [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto] "
                "[--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2] "
-               "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only] [--zsort]\n";
+               "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only] [--zsort] "
+               "[--stats | --dbscan MINPTS]\n";
   std::exit(2);
 }
 
@@ -101,6 +110,8 @@ Options parse(int argc, char** argv) {
     else if (arg == "--verify") o.verify = true;
     else if (arg == "--estimate-only") o.estimate_only = true;
     else if (arg == "--zsort") o.zsort = true;
+    else if (arg == "--stats") o.stats = true;
+    else if (arg == "--dbscan") o.dbscan = std::stoull(value());
     else usage("unknown argument " + arg);
   }
   return o;
@@ -297,6 +308,65 @@ bool verify(const PointSet& left, const PointSet* right, JoinSpec spec,
   std::sort(expected.pairs.begin(), expected.pairs.end());
   return got == expected.pairs;
 }
+// The calling thread's CPU time in the consume calls of another sink (not wall time: on a busy
+// machine the thread may wait for a core inside consume).
+class TimedSink : public PairSink {
+ public:
+  explicit TimedSink(PairSink& inner) : inner_(inner) {}
+  bool consume(const PairBatch& batch) override {
+    const double start = thread_cpu_seconds();
+    const bool more = inner_.consume(batch);
+    seconds += thread_cpu_seconds() - start;
+    return more;
+  }
+  static double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  }
+  double seconds = 0.0;
+
+ private:
+  PairSink& inner_;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// --stats and --dbscan: one line each run.
+void run_aggregate(const Options& o, const PointSet& left, const PointSet* right,
+                   const JoinSpec& spec) {
+  const auto start = std::chrono::steady_clock::now();
+  if (o.dbscan > 0) {
+    const simjoin::DbscanResult r = simjoin::run_dbscan(left, spec, o.dbscan);
+    std::size_t core = 0, border = 0;
+    for (simjoin::PointKind kind : r.kind) {
+      core += kind == simjoin::PointKind::Core;
+      border += kind == simjoin::PointKind::Border;
+    }
+    std::printf("dbscan: n=%zu min_points=%llu clusters=%zu core=%zu border=%zu noise=%zu "
+                "total_s=%.4f counting:%s linking:%s\n",
+                left.n, static_cast<unsigned long long>(o.dbscan), r.clusters, core, border,
+                left.n - core - border, seconds_since(start), phases(r.counting).c_str(),
+                phases(r.linking).c_str());
+    return;
+  }
+  // The join as run_neighbour_stats runs it (a self-join in Unique mode), into a timed fold.
+  JoinSpec join_spec = spec;
+  join_spec.self_pairs = simjoin::SelfPairs::Unique;
+  CountingSink counter;
+  const JoinStats plain = simjoin::run_join(left, right, join_spec, counter);
+  const double plain_s = seconds_since(start);
+  simjoin::NeighbourStatsSink fold(left.n, simjoin::StatsSide::Left, right == nullptr, nullptr);
+  TimedSink timed(fold);
+  const auto folded_start = std::chrono::steady_clock::now();
+  simjoin::run_join(left, right, join_spec, timed);
+  const double folded_s = seconds_since(folded_start);
+  std::printf("stats: n=%zu pairs=%llu join_counting_s=%.4f join_folding_s=%.4f fold_cpu_s=%.4f\n",
+              left.n, static_cast<unsigned long long>(plain.pairs), plain_s, folded_s,
+              timed.seconds);
+}
 
 }  // namespace
 
@@ -350,6 +420,19 @@ int main(int argc, char** argv) {
     std::printf("\n");
     std::fflush(stdout);
     if (o.estimate_only) return 0;
+  }
+
+  if (o.stats || o.dbscan > 0) {
+    for (int run = 0; run < std::max(1, o.repeat); ++run) {
+      try {
+        run_aggregate(o, left, right_ptr, spec);
+      } catch (const simjoin::Error& e) {
+        std::cerr << "simjoin_bench: " << e.what() << "\n";
+        return 1;
+      }
+      std::fflush(stdout);
+    }
+    return 0;
   }
 
   int status = 0;

@@ -1,0 +1,92 @@
+#include "neighbour_stats.h"
+
+#include <cmath>
+
+#include "distance.h"
+#include "engine.h"
+
+namespace simjoin {
+
+NeighbourStatsSink::NeighbourStatsSink(std::size_t points, StatsSide side, bool fold_both,
+                                       const std::uint64_t* partner_ranks, KeepGoing keep_going)
+    : folded_(points, Folded{0, std::nan(""), std::nan(""), kNoPartner}),
+      side_(side),
+      fold_both_(fold_both),
+      partner_ranks_(partner_ranks),
+      keep_going_(std::move(keep_going)) {}
+
+void NeighbourStatsSink::fold(std::uint32_t point, std::uint32_t partner, double distance) {
+  Folded& f = folded_[point];
+  if (f.count++ == 0) {
+    f = Folded{1, distance, distance, partner};
+    return;
+  }
+  if (distance < f.min_distance) {
+    f.min_distance = distance;
+    f.nearest = partner;
+  } else if (distance == f.min_distance) {
+    const std::uint64_t rank = rank_of(partner), held_rank = rank_of(f.nearest);
+    if (rank < held_rank || (rank == held_rank && partner < f.nearest)) f.nearest = partner;
+  }
+  if (distance > f.max_distance) f.max_distance = distance;
+}
+
+bool NeighbourStatsSink::consume(const PairBatch& batch) {
+  const bool left_side = side_ == StatsSide::Left;
+  const bool fold_left = fold_both_ || left_side, fold_right = fold_both_ || !left_side;
+  for (std::size_t k = 0; k < batch.size; ++k) {
+    const std::uint32_t l = batch.left[k], r = batch.right[k];
+    if (fold_left) fold(l, r, batch.distance[k]);
+    if (fold_right) fold(r, l, batch.distance[k]);
+  }
+  pairs_ += batch.size;
+  return true;
+}
+
+NeighbourStats NeighbourStatsSink::finish() {
+  NeighbourStats stats;
+  const std::size_t n = folded_.size();
+  stats.count.resize(n);
+  stats.min_distance.resize(n);
+  stats.max_distance.resize(n);
+  stats.nearest.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    stats.count[i] = folded_[i].count;
+    stats.min_distance[i] = folded_[i].min_distance;
+    stats.max_distance[i] = folded_[i].max_distance;
+    stats.nearest[i] = folded_[i].nearest;
+  }
+  stats.pairs = pairs_;
+  folded_.clear();
+  folded_.shrink_to_fit();
+  return stats;
+}
+
+NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
+                                   const JoinSpec& spec, StatsSide side,
+                                   const std::uint64_t* partner_ranks,
+                                   const KeepGoing& keep_going) {
+  const bool self = right == nullptr;
+  if (self) side = StatsSide::Left;
+  NeighbourStatsSink sink(side == StatsSide::Left ? left.n : right->n, side, self, partner_ranks,
+                          keep_going);
+  JoinSpec join_spec = spec;
+  if (self) join_spec.self_pairs = SelfPairs::Unique;
+  const JoinStats join = run_join(left, right, join_spec, sink);
+  std::uint64_t identities = 0;
+  if (self && spec.self_pairs == SelfPairs::All && !join.stopped) {
+    // The identity pairs (i, i) SQL's `a JOIN a` returns, decided as the join decides any pair.
+    for (std::size_t i = 0; i < left.n; ++i) {
+      const double d = exact_distance(left.point(i), left.point(i), left.dim, spec.metric);
+      if (!(d <= spec.eps)) continue;
+      sink.fold(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i), d);
+      ++identities;
+    }
+  }
+  NeighbourStats stats = sink.finish();
+  if (self && spec.self_pairs == SelfPairs::All) stats.pairs = 2 * stats.pairs + identities;
+  stats.join = join;
+  return stats;
+}
+
+}  // namespace simjoin

@@ -1,0 +1,259 @@
+// run_dbscan against a brute-force DBSCAN: the same core, border and noise points, the same
+// partition of the core points, every border point in the cluster of its smallest-index core
+// neighbour, ids numbered by each cluster's smallest point; every metric, dimensions 1-64,
+// lattices with neighbours at exactly eps, duplicates, min_points 0-2 edge cases, all noise, one
+// cluster, empty input, non-finite points.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "dbscan.h"
+#include "distance.h"
+#include "join_scenarios.h"
+#include "test_support.h"
+
+namespace simjoin::testing {
+namespace {
+
+struct OracleDbscan {
+  std::vector<PointKind> kind;
+  std::vector<int> component;                   // core points: a component number; else -1
+  std::vector<std::vector<std::size_t>> cores;  // per point: its core neighbours (ascending)
+};
+
+// DBSCAN by definition: every pair's distance, core points by count, components by flooding.
+OracleDbscan oracle_dbscan(const Points& points, double eps, Metric metric, std::uint64_t min_points) {
+  const std::size_t n = points.n();
+  std::vector<std::vector<std::size_t>> neighbours(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (exact_distance(points.set().point(i), points.set().point(j), points.dim, metric) <= eps) {
+        neighbours[i].push_back(j);
+      }
+    }
+  }
+  OracleDbscan o;
+  o.kind.assign(n, PointKind::Noise);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool self = exact_distance(points.set().point(i), points.set().point(i), points.dim,
+                                     metric) <= eps;
+    if (self && neighbours[i].size() >= min_points) o.kind[i] = PointKind::Core;
+  }
+  o.cores.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j : neighbours[i]) {
+      if (o.kind[j] == PointKind::Core) o.cores[i].push_back(j);
+    }
+    if (o.kind[i] != PointKind::Core && !o.cores[i].empty()) o.kind[i] = PointKind::Border;
+  }
+  o.component.assign(n, -1);
+  int components = 0;
+  for (std::size_t seed = 0; seed < n; ++seed) {
+    if (o.kind[seed] != PointKind::Core || o.component[seed] >= 0) continue;
+    std::vector<std::size_t> stack{seed};
+    o.component[seed] = components;
+    while (!stack.empty()) {
+      const std::size_t p = stack.back();
+      stack.pop_back();
+      for (std::size_t q : o.cores[p]) {
+        if (o.component[q] < 0) {
+          o.component[q] = components;
+          stack.push_back(q);
+        }
+      }
+    }
+    ++components;
+  }
+  return o;
+}
+
+DbscanResult expect_dbscan_matches(const Points& points, const JoinSpec& spec,
+                                   std::uint64_t min_points) {
+  const PointSet set = points.set();
+  const DbscanResult got = run_dbscan(set, spec, min_points);
+  const OracleDbscan want = oracle_dbscan(points, spec.eps, spec.metric, min_points);
+  const std::size_t n = points.n();
+  EXPECT_EQ(got.kind, want.kind);
+  EXPECT_EQ(got.cluster.size(), n);
+  if (got.kind != want.kind || got.cluster.size() != n) return got;
+  // The same partition of the core points: a bijection between cluster ids and components.
+  std::map<std::int64_t, int> component_of_id;
+  std::map<int, std::int64_t> id_of_component;
+  std::int64_t next_id = 0;  // ids appear in increasing order, by smallest member
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t id = got.cluster[i];
+    if (got.kind[i] == PointKind::Noise) {
+      EXPECT_EQ(id, -1) << "noise point " << i;
+      continue;
+    }
+    if (id == next_id) ++next_id;
+    if (id < 0 || id >= next_id) {
+      ADD_FAILURE() << "point " << i << " has id " << id << ", expected below " << next_id;
+      return got;
+    }
+    if (got.kind[i] == PointKind::Border) {
+      // In the cluster of its smallest-index core neighbour (hence of one of them).
+      const std::size_t chosen = want.cores[i].front();
+      EXPECT_EQ(id, got.cluster[chosen]) << "border point " << i;
+      continue;
+    }
+    const int component = want.component[i];
+    const auto [c, c_new] = component_of_id.emplace(id, component);
+    const auto [d, d_new] = id_of_component.emplace(component, id);
+    EXPECT_EQ(c->second, component) << "cluster " << id << " joins two components at " << i;
+    EXPECT_EQ(d->second, id) << "component " << component << " split at point " << i;
+    if (c->second != component || d->second != id) return got;
+  }
+  EXPECT_EQ(got.clusters, static_cast<std::size_t>(next_id));
+  return got;
+}
+
+using DbscanParam = std::tuple<int, Metric, std::uint64_t>;
+class DbscanRandom : public ::testing::TestWithParam<DbscanParam> {};
+
+TEST_P(DbscanRandom, MatchesBruteForce) {
+  const auto [dim, metric, min_points] = GetParam();
+  const unsigned seed = static_cast<unsigned>(dim * 13 + static_cast<int>(metric) * 5 + min_points);
+  // Blobs of varied density and uniform background: core, border and noise points alike.
+  Points points = blob_points(260, dim, 4, 0.6, seed);
+  const Points background = uniform_points(80, dim, 0.0, 100.0, seed + 1);
+  points.coords.insert(points.coords.end(), background.coords.begin(), background.coords.end());
+  const double eps = eps_from_sample(points, metric) * 2;
+  for (Algorithm algorithm :
+       {Algorithm::Auto, Algorithm::Grid, Algorithm::BruteForce, Algorithm::Szl}) {
+    JoinSpec spec = cpu_spec(eps, metric);
+    spec.algorithm = algorithm;
+    spec.batch_pairs = 100;
+    expect_dbscan_matches(points, spec, min_points);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Dims, DbscanRandom,
+    ::testing::Combine(::testing::Values(1, 2, 3, 8, 64),
+                       ::testing::Values(Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev,
+                                         Metric::Cosine),
+                       ::testing::Values<std::uint64_t>(1, 2, 4, 12)));
+
+// Thousands of points in many small batches from two threads: pairs interleave arbitrarily.
+TEST(Dbscan, ManyBatches) {
+  Points points = blob_points(3500, 2, 12, 1.5, 31);
+  const Points background = uniform_points(500, 2, 0.0, 100.0, 32);
+  points.coords.insert(points.coords.end(), background.coords.begin(), background.coords.end());
+  JoinSpec spec = cpu_spec(0.6);
+  spec.batch_pairs = 257;
+  for (std::uint64_t min_points : {3u, 8u, 20u}) {
+    const DbscanResult r = expect_dbscan_matches(points, spec, min_points);
+    EXPECT_GT(r.clusters, 1u);
+    for (PointKind kind : {PointKind::Core, PointKind::Border, PointKind::Noise}) {
+      EXPECT_GT(std::count(r.kind.begin(), r.kind.end(), kind), 0) << static_cast<int>(kind);
+    }
+  }
+}
+
+// A lattice with step 1 and eps 1: neighbours at exactly eps. In 2-D an interior point has 5
+// neighbours (itself included), an edge point 4, a corner 3.
+TEST(Dbscan, LatticeAtExactlyEps) {
+  for (std::size_t dim : {1, 2, 3}) {
+    const Points lattice = lattice_points(6, dim, 1.0, 0.25);
+    for (Metric metric : {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev}) {
+      for (std::uint64_t min_points : {2u, 3u, 4u, 5u, 6u, 9u, 27u}) {
+        expect_dbscan_matches(lattice, cpu_spec(1.0, metric), min_points);
+      }
+    }
+  }
+  // 2-D Euclidean, min_points 5: the interior core in one cluster, the edges borders, the
+  // corners (no core neighbour) noise.
+  const DbscanResult r = expect_dbscan_matches(lattice_points(6, 2, 1.0, 0.25), cpu_spec(1.0), 5);
+  EXPECT_EQ(r.clusters, 1u);
+  EXPECT_EQ(r.kind[0], PointKind::Noise);
+  EXPECT_EQ(r.kind[1], PointKind::Border);
+  EXPECT_EQ(r.kind[7], PointKind::Core);
+}
+
+// A border point between two clusters (1-D, eps 1, min_points 4) joins the cluster of its core
+// neighbour with the smaller index, not the cluster numbered first: here cluster 0 starts at
+// point 0 (the far side of 0.0), and the border point's core neighbours are 2.0 (index 3,
+// cluster 1) and 0.0 (index 5, cluster 0).
+TEST(Dbscan, BorderBetweenTwoClusters) {
+  Points points{1, {-0.7, -0.6, -0.5, 2.0, 1.0, 0.0, 2.5, 2.6, 2.7}};
+  DbscanResult r = expect_dbscan_matches(points, cpu_spec(1.0), 4);
+  EXPECT_EQ(r.clusters, 2u);
+  EXPECT_EQ(r.kind[4], PointKind::Border);
+  EXPECT_EQ(r.cluster[0], 0);
+  EXPECT_EQ(r.cluster[4], 1);
+  std::swap(points.coords[3], points.coords[5]);  // now 0.0 (cluster 0) has the smaller index
+  r = expect_dbscan_matches(points, cpu_spec(1.0), 4);
+  EXPECT_EQ(r.cluster[4], 0);
+}
+
+TEST(Dbscan, Duplicates) {
+  const Points points = exact_duplicates(60);  // 15 values, 4 copies each
+  for (std::uint64_t min_points : {1u, 4u, 5u}) {
+    const DbscanResult r = expect_dbscan_matches(points, cpu_spec(0.0), min_points);
+    EXPECT_EQ(r.clusters, min_points <= 4 ? 15u : 0u);
+  }
+}
+
+TEST(Dbscan, MinPointsEdgeCases) {
+  const Points points = uniform_points(300, 2, 0.0, 1.0, 9);
+  // min_points 0 and 1: every point core; isolated ones are clusters of their own.
+  for (std::uint64_t min_points : {0u, 1u, 2u}) {
+    const DbscanResult r = expect_dbscan_matches(points, cpu_spec(0.02), min_points);
+    if (min_points <= 1) {
+      for (PointKind kind : r.kind) EXPECT_EQ(kind, PointKind::Core);
+      EXPECT_TRUE(r.counting.algorithm.empty());  // no counting join
+    }
+  }
+}
+
+TEST(Dbscan, AllNoiseOneClusterEmpty) {
+  const Points points = uniform_points(200, 3, 0.0, 1.0, 4);
+  const DbscanResult noise = expect_dbscan_matches(points, cpu_spec(1e-6), 2);
+  EXPECT_EQ(noise.clusters, 0u);
+  const DbscanResult one = expect_dbscan_matches(points, cpu_spec(10.0), 5);
+  EXPECT_EQ(one.clusters, 1u);
+  for (std::int64_t id : one.cluster) EXPECT_EQ(id, 0);
+  const DbscanResult all = expect_dbscan_matches(
+      points, cpu_spec(std::numeric_limits<double>::infinity()), 200);
+  EXPECT_EQ(all.clusters, 1u);
+  const DbscanResult none = expect_dbscan_matches(points, cpu_spec(201.0), 201);
+  EXPECT_EQ(none.clusters, 0u);
+  const DbscanResult empty = expect_dbscan_matches(Points{3, {}}, cpu_spec(1.0), 2);
+  EXPECT_TRUE(empty.cluster.empty());
+  EXPECT_EQ(empty.clusters, 0u);
+  expect_dbscan_matches(points, cpu_spec(std::nan("")), 1);  // NaN eps: all noise
+}
+
+// NaN and infinite coordinates never match themselves: noise, also with min_points 1 (with an
+// infinite eps a point with an infinite coordinate may be a border point).
+TEST(Dbscan, NonFinitePoints) {
+  const Points points = with_non_finite(300, 6);
+  for (std::uint64_t min_points : {1u, 2u, 3u}) {
+    for (Metric metric : {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev, Metric::Cosine}) {
+      const DbscanResult r = expect_dbscan_matches(points, cpu_spec(2.0, metric), min_points);
+      EXPECT_EQ(r.kind[0], PointKind::Noise);
+      EXPECT_EQ(r.cluster[0], -1);
+    }
+    expect_dbscan_matches(points, cpu_spec(std::numeric_limits<double>::infinity()), min_points);
+  }
+}
+
+// keep_going false stops either join; the result says so.
+TEST(Dbscan, KeepGoingStops) {
+  const Points cell = huge_cell();
+  const PointSet set = cell.set();
+  for (std::uint64_t min_points : {1u, 3u}) {  // 1: only the linking join runs
+    const DbscanResult r = run_dbscan(set, cpu_spec(1.0), min_points, [] { return false; });
+    EXPECT_TRUE(r.counting.stopped || r.linking.stopped);
+    EXPECT_EQ(r.counting.stopped, min_points > 1);
+  }
+}
+
+}  // namespace
+}  // namespace simjoin::testing

@@ -76,7 +76,7 @@ class LinkingSink : public PairSink {
 }  // namespace
 
 DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
-                        const KeepGoing& keep_going) {
+                        const KeepGoing& keep_going, const JoinRunner& runner) {
   DbscanResult result;
   const std::size_t n = points.n;
   result.kind.assign(n, PointKind::Noise);
@@ -85,7 +85,8 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
   // Without counts (min_points <= 1) every self-matching point is core.
   NeighbourStats counts;
   if (min_points > 1) {
-    counts = run_neighbour_stats(points, nullptr, join_spec, StatsSide::Left, nullptr, keep_going);
+    counts = run_neighbour_stats(points, nullptr, join_spec, StatsSide::Left, nullptr, keep_going,
+                                 runner);
     result.counting = std::move(counts.join);
     if (result.counting.stopped) return result;
   }
@@ -100,7 +101,7 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
   std::vector<std::uint32_t> border_core(n, kNone);
   LinkingSink linking(result.kind, sets, border_core, keep_going);
   join_spec.self_pairs = SelfPairs::Unique;
-  result.linking = run_join(points, nullptr, join_spec, linking);
+  result.linking = run_with(runner, points, nullptr, join_spec, linking);
   if (result.linking.stopped) return result;
 
   // Number clusters by their smallest member: walk points in index order.

@@ -39,7 +39,8 @@ struct DbscanResult {
 // Clusters `points` within spec.eps (spec.metric, device, algorithm, threads apply;
 // spec.self_pairs is ignored). Throws what run_join throws. `keep_going` false stops it: the
 // result is then incomplete (counting.stopped or linking.stopped) and must be discarded.
+// `runner` runs both joins (empty: run_join).
 DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
-                        const KeepGoing& keep_going = {});
+                        const KeepGoing& keep_going = {}, const JoinRunner& runner = {});
 
 }  // namespace simjoin

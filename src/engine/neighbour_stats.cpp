@@ -62,17 +62,22 @@ NeighbourStats NeighbourStatsSink::finish() {
   return stats;
 }
 
+JoinStats run_with(const JoinRunner& runner, const PointSet& left, const PointSet* right,
+                   const JoinSpec& spec, PairSink& sink) {
+  return runner ? runner(left, right, spec, sink) : run_join(left, right, spec, sink);
+}
+
 NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side,
                                    const std::uint64_t* partner_ranks,
-                                   const KeepGoing& keep_going) {
+                                   const KeepGoing& keep_going, const JoinRunner& runner) {
   const bool self = right == nullptr;
   if (self) side = StatsSide::Left;
   NeighbourStatsSink sink(side == StatsSide::Left ? left.n : right->n, side, self, partner_ranks,
                           keep_going);
   JoinSpec join_spec = spec;
   if (self) join_spec.self_pairs = SelfPairs::Unique;
-  const JoinStats join = run_join(left, right, join_spec, sink);
+  const JoinStats join = run_with(runner, left, right, join_spec, sink);
   std::uint64_t identities = 0;
   if (self && spec.self_pairs == SelfPairs::All && !join.stopped) {
     // The identity pairs (i, i) SQL's `a JOIN a` returns, decided as the join decides any pair.

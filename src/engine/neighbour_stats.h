@@ -37,6 +37,11 @@ enum class StatsSide { Left, Right };
 // the caller then discards (JoinStats::stopped). Empty: never stops.
 using KeepGoing = std::function<bool()>;
 
+// How the aggregates run their joins; empty: run_join. The PostgreSQL glue passes its own route
+// (the GPU service or this backend's leased CPU threads).
+using JoinRunner =
+    std::function<JoinStats(const PointSet&, const PointSet*, const JoinSpec&, PairSink&)>;
+
 // `nearest` of a point without partners.
 constexpr std::uint32_t kNoPartner = std::numeric_limits<std::uint32_t>::max();
 
@@ -84,9 +89,15 @@ class NeighbourStatsSink : public PairSink {
 // Runs run_join(left, right, spec) into a NeighbourStatsSink for `side` (left points' partners
 // are right points and vice versa). `partner_ranks`: one rank per point of the other side (in a
 // self-join, per point), or nullptr. Throws what run_join throws; `keep_going` may stop it.
+// `runner` runs the join (empty: run_join).
 NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side = StatsSide::Left,
                                    const std::uint64_t* partner_ranks = nullptr,
-                                   const KeepGoing& keep_going = {});
+                                   const KeepGoing& keep_going = {},
+                                   const JoinRunner& runner = {});
+
+// runner(left, right, spec, sink), or run_join when runner is empty.
+JoinStats run_with(const JoinRunner& runner, const PointSet& left, const PointSet* right,
+                   const JoinSpec& spec, PairSink& sink);
 
 }  // namespace simjoin

@@ -45,6 +45,7 @@ extern "C" {
 namespace simjoin::pg::cs {
 
 bool enable_customscan = true;
+bool enable_aggregates = true;
 double startup_cost_setting = 100.0;
 double row_cost_setting = 0.02;
 double pair_cost_setting = 0.005;
@@ -321,6 +322,11 @@ void custom_scan_init() {
                            "Lets the planner use the SimilarityJoin custom scan for joins on a "
                            "distance within a bound.",
                            nullptr, &enable_customscan, true, PGC_USERSET, 0, nullptr, nullptr,
+                           nullptr);
+  DefineCustomBoolVariable("simjoin.enable_aggregates",
+                           "Lets the planner compute aggregates over a similarity join (counts, "
+                           "minimum and maximum distances, the nearest row) in the engine.",
+                           nullptr, &enable_aggregates, true, PGC_USERSET, 0, nullptr, nullptr,
                            nullptr);
   DefineCustomRealVariable("simjoin.customscan_startup_cost",
                            "Planner's fixed cost of starting a SimilarityJoin custom scan.",

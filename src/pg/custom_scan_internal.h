@@ -149,6 +149,8 @@ enum KeyOrder { KEY_ORDER_NONE = 0, KEY_ORDER_ONE_WAY = 1, KEY_ORDER_BOTH_WAYS =
 
 // ---- settings (custom_scan.cpp) -------------------------------------------------------------
 extern bool enable_customscan;
+// simjoin.enable_aggregates: aggregate and DISTINCT ON paths computed in the engine.
+extern bool enable_aggregates;
 extern double startup_cost_setting;
 extern double row_cost_setting;
 extern double pair_cost_setting;

@@ -38,7 +38,7 @@ BEGIN
 END $$;
 
 -- Random integer vectors in [0, span] of each dimension (many duplicates and lattice distances),
--- ids a random permutation of 1..n, some vectors NULL.
+-- ids a random permutation of 1..n stored in another random order, some vectors NULL.
 CREATE FUNCTION lattice(name text, n int, dim int, span int, nulls int DEFAULT 3) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -46,7 +46,7 @@ BEGIN
   EXECUTE format($q$INSERT INTO %I
     SELECT row_number() OVER (ORDER BY random()), v, v::real[] FROM (
       SELECT i, ARRAY(SELECT floor(random() * (%s + 1)) FROM generate_series(1, %s) WHERE i > 0) AS v
-      FROM generate_series(1, %s) i) s$q$, name, span, dim, n);
+      FROM generate_series(1, %s) i) s ORDER BY md5(i::text)$q$, name, span, dim, n);
   EXECUTE format('UPDATE %I SET v = NULL, vr = NULL WHERE id IN (SELECT id FROM %I ORDER BY random() LIMIT %s)',
                  name, name, nulls);
 END $$;

@@ -71,7 +71,7 @@ BEGIN
   EXECUTE format($q$INSERT INTO %I
     SELECT row_number() OVER (ORDER BY random()), v FROM (
       SELECT i, ARRAY(SELECT floor(random() * (%s + 1)) FROM generate_series(1, %s) WHERE i > 0) AS v
-      FROM generate_series(1, %s) i) s$q$, name, span, dim, n);
+      FROM generate_series(1, %s) i) s ORDER BY md5(i::text)$q$, name, span, dim, n);
   EXECUTE format('UPDATE %I SET v = NULL WHERE id IN (SELECT id FROM %I ORDER BY random() LIMIT %s)',
                  name, name, nulls);
 END $$;

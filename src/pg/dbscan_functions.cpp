@@ -44,6 +44,7 @@ struct ClusterRows {
   ReturnSetInfo* rsinfo;
   const int64* cluster;  // per point; -1: noise
   const uint8* kind;     // per point: PointKind
+  Datum kind_names[3];   // text of each PointKind, made once
 };
 
 void put_row(int64 key, size_t index, void* arg) {
@@ -56,9 +57,7 @@ void put_row(int64 key, size_t index, void* arg) {
     values[1] = Int32GetDatum(static_cast<int32>(rows->cluster[index]));
     nulls[1] = false;
   }
-  values[2] = CStringGetTextDatum(kind == PointKind::Core     ? "core"
-                                  : kind == PointKind::Border ? "border"
-                                                              : "noise");
+  values[2] = rows->kind_names[static_cast<int>(kind)];
   tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
 }
 
@@ -73,11 +72,8 @@ Datum cluster_and_return(FunctionCallInfo fcinfo, TableVectors* points, double e
     // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor may
     // be alive in this frame then.
     const bool stopped = cpp_guard([&] {
-      const PointSet point_set{points->coords, n, static_cast<size_t>(points->dim)};
-      JoinSpec spec = spec_from_settings(eps, metric);
-      spec.algorithm = algorithm;
-      const DbscanResult result =
-          compute_dbscan(point_set, spec, static_cast<std::uint64_t>(min_points));
+      const DbscanResult result = compute_dbscan(point_set(*points), join_spec(eps, metric, algorithm),
+                                                 static_cast<std::uint64_t>(min_points));
       if (result.counting.stopped || result.linking.stopped) return true;
       for (size_t i = 0; i < n; ++i) {
         cluster[i] = result.cluster[i];
@@ -87,7 +83,10 @@ Datum cluster_and_return(FunctionCallInfo fcinfo, TableVectors* points, double e
     });
     raise_if_interrupted(stopped);
   }
-  ClusterRows rows{reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo), cluster, kind};
+  ClusterRows rows{reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo), cluster, kind, {}};
+  rows.kind_names[static_cast<int>(PointKind::Noise)] = CStringGetTextDatum("noise");
+  rows.kind_names[static_cast<int>(PointKind::Border)] = CStringGetTextDatum("border");
+  rows.kind_names[static_cast<int>(PointKind::Core)] = CStringGetTextDatum("core");
   for_each_row_in_key_order(*points, put_row, &rows);
   PG_RETURN_NULL();
 }

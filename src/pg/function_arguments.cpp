@@ -44,10 +44,19 @@ Algorithm algorithm_argument(FunctionCallInfo fcinfo, int argument) {
   return parse_algorithm(text_to_cstring(PG_GETARG_TEXT_PP(argument)));
 }
 
-void check_eps_not_nan(double eps) {
-  if (std::isnan(eps))
+bool eps_argument(FunctionCallInfo fcinfo, int argument, double* eps) {
+  if (PG_ARGISNULL(argument)) return false;
+  *eps = PG_GETARG_FLOAT8(argument);
+  if (std::isnan(*eps))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("simjoin: eps must not be NaN")));
+  return true;
+}
+
+JoinSpec join_spec(double eps, Metric metric, Algorithm algorithm) {
+  JoinSpec spec = spec_from_settings(eps, metric);
+  spec.algorithm = algorithm;
+  return spec;
 }
 
 void require_tables(FunctionCallInfo fcinfo, int left_table, int right_table) {

@@ -23,8 +23,17 @@ Metric metric_argument(FunctionCallInfo fcinfo, int argument);
 // simjoin.algorithm setting.
 Algorithm algorithm_argument(FunctionCallInfo fcinfo, int argument);
 
-// ERROR when eps is NaN (no pair is within NaN; a NaN is a mistake, not a request).
-void check_eps_not_nan(double eps);
+// The eps argument into *eps; false when it is NULL (d <= NULL is never true). ERROR when it is
+// NaN (no pair is within NaN; a NaN is a mistake, not a request).
+bool eps_argument(FunctionCallInfo fcinfo, int argument, double* eps);
+
+// The engine's JoinSpec for eps and metric: the settings' device and threads, `algorithm`.
+JoinSpec join_spec(double eps, Metric metric, Algorithm algorithm);
+
+// The engine's view of points read from a table.
+inline PointSet point_set(const TableVectors& vectors) {
+  return PointSet{vectors.coords, vectors.n, static_cast<size_t>(vectors.dim)};
+}
 
 // ERROR unless both table arguments are given.
 void require_tables(FunctionCallInfo fcinfo, int left_table, int right_table);

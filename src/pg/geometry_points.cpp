@@ -24,11 +24,7 @@ void read_geometry_row(HeapTuple tuple, TupleDesc desc, void* arg) {
   bool key_null, geometry_null;
   const Datum key = SPI_getbinval(tuple, desc, 1, &key_null);
   const Datum geometry = SPI_getbinval(tuple, desc, 2, &geometry_null);
-  if (key_null)
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                    errmsg("simjoin: table \"%s\" has a row with a NULL key in column \"%s\"",
-                           columns.table_name, columns.key_column)));
-  const int64 key_value = DatumGetInt64(key);
+  const int64 key_value = row_key(key, key_null, columns);
   if (geometry_null) {  // noise, as ST_ClusterDBSCAN makes a NULL geometry
     rows->builder->append_null_key(key_value);
     return;

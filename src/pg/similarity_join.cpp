@@ -83,9 +83,8 @@ using namespace simjoin::pg;
 extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
   require_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE);
   InitMaterializedSRF(fcinfo, 0);
-  if (PG_ARGISNULL(EPS)) PG_RETURN_NULL();  // d <= NULL is never true: no rows
-  const double eps = PG_GETARG_FLOAT8(EPS);
-  check_eps_not_nan(eps);
+  double eps;
+  if (!eps_argument(fcinfo, EPS, &eps)) PG_RETURN_NULL();  // d <= NULL is never true: no rows
   const Metric metric = metric_argument(fcinfo, METRIC);
   const bool unique_pairs = !PG_ARGISNULL(UNIQUE_PAIRS) && PG_GETARG_BOOL(UNIQUE_PAIRS);
   // NULL (and the 1.3 signature, without the argument): the simjoin.algorithm setting.
@@ -108,10 +107,8 @@ extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
   // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor (the
   // JoinStats) may be alive in this frame then.
   const bool stopped = cpp_guard([&] {
-    const PointSet left_points{left.coords, left.n, static_cast<size_t>(left.dim)};
-    const PointSet right_points{right.coords, right.n, static_cast<size_t>(right.dim)};
-    JoinSpec spec = spec_from_settings(eps, metric);
-    spec.algorithm = algorithm;
+    const PointSet left_points = point_set(left), right_points = point_set(right);
+    JoinSpec spec = join_spec(eps, metric, algorithm);
     spec.self_pairs = unique_pairs ? SelfPairs::Unique : SelfPairs::All;
     TuplestoreSink sink(rsinfo, left.keys, right.keys, unique_pairs);
     return run_engine(left_points, self_join ? nullptr : &right_points, spec, sink).stopped;

@@ -62,9 +62,8 @@ using namespace simjoin::pg;
 extern "C" Datum simjoin_similarity_join_stats(PG_FUNCTION_ARGS) {
   require_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE);
   InitMaterializedSRF(fcinfo, 0);
-  const bool eps_null = PG_ARGISNULL(EPS);  // d <= NULL is never true: no partners
-  const double eps = eps_null ? 0.0 : PG_GETARG_FLOAT8(EPS);
-  check_eps_not_nan(eps);
+  double eps = 0.0;
+  const bool eps_null = !eps_argument(fcinfo, EPS, &eps);  // d <= NULL is never true: no partners
   const Metric metric = metric_argument(fcinfo, METRIC);
   const Algorithm algorithm = algorithm_argument(fcinfo, ALGORITHM);
 
@@ -87,10 +86,8 @@ extern "C" Datum simjoin_similarity_join_stats(PG_FUNCTION_ARGS) {
     // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor may
     // be alive in this frame then.
     const bool stopped = cpp_guard([&] {
-      const PointSet left_points{left.coords, left.n, static_cast<size_t>(left.dim)};
-      const PointSet right_points{right.coords, right.n, static_cast<size_t>(right.dim)};
-      JoinSpec spec = spec_from_settings(eps, metric);
-      spec.algorithm = algorithm;
+      const PointSet left_points = point_set(left), right_points = point_set(right);
+      JoinSpec spec = join_spec(eps, metric, algorithm);
       spec.self_pairs = SelfPairs::All;  // SQL's t a JOIN t b: a row is its own neighbour
       const NeighbourStats result = compute_neighbour_stats(
           left_points, tables.self_join ? nullptr : &right_points, spec, StatsSide::Left, nullptr);

@@ -197,11 +197,7 @@ void read_vector_row(HeapTuple tuple, TupleDesc desc, void* arg) {
   const Datum key = SPI_getbinval(tuple, desc, 1, &key_null);
   const Datum vector = SPI_getbinval(tuple, desc, 2, &vector_null);
   if (vector_null && !rows->keep_null_keys) return;  // a NULL vector matches nothing, as in SQL
-  if (key_null)
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                    errmsg("simjoin: table \"%s\" has a row with a NULL key in column \"%s\"",
-                           columns.table_name, columns.key_column)));
-  const int64 key_value = DatumGetInt64(key);
+  const int64 key_value = row_key(key, key_null, columns);
   if (vector_null) {
     rows->builder->append_null_key(key_value);
     return;
@@ -223,6 +219,14 @@ void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
   char* query = key_value_query(columns);
   for_each_query_row(query, read_vector_row, &rows);
   pfree(query);
+}
+
+int64 row_key(Datum key, bool key_null, const TableColumns& columns) {
+  if (key_null)
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("simjoin: table \"%s\" has a row with a NULL key in column \"%s\"",
+                           columns.table_name, columns.key_column)));
+  return DatumGetInt64(key);
 }
 
 char* key_value_query(const TableColumns& columns) {
@@ -254,7 +258,9 @@ void order_by_key(TableVectors* vectors) {
   if (vectors->null_n > 1)
     qsort(vectors->null_keys, vectors->null_n, sizeof(int64), compare_keys);
   const size_t n = vectors->n, dim = static_cast<size_t>(vectors->dim);
-  if (n < 2) return;
+  size_t sorted = 1;  // a table read in key order (often: a serial key) needs no copy
+  while (sorted < n && vectors->keys[sorted - 1] <= vectors->keys[sorted]) ++sorted;
+  if (sorted >= n) return;
   if (n > PG_UINT32_MAX)
     ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                     errmsg("simjoin: more than %u points", PG_UINT32_MAX)));

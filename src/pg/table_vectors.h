@@ -58,6 +58,9 @@ void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
 // "SELECT key::pg_catalog.int8, value FROM table", palloc'd: what the readers read.
 char* key_value_query(const TableColumns& columns);
 
+// The key of a row read by key_value_query; ERROR naming table and key column when NULL.
+int64 row_key(Datum key, bool key_null, const TableColumns& columns);
+
 // Runs `query` (no parameters) through an SPI cursor in chunks of rows and calls
 // row(tuple, desc, arg) for each row, between SPI_connect and SPI_finish.
 void for_each_query_row(const char* query, void (*row)(HeapTuple, TupleDesc, void*), void* arg);

@@ -37,25 +37,13 @@ BEGIN
   RETURN format('DIFFERENT: %s only in the function, %s only in SQL', only_got, only_want);
 END $$;
 
--- Random integer vectors in [0, span] of each dimension (many duplicates and lattice distances),
--- ids a random permutation of 1..n stored in another random order, some vectors NULL.
-CREATE FUNCTION lattice(name text, n int, dim int, span int, nulls int DEFAULT 3) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, v float8[], vr real[])', name);
-  EXECUTE format($q$INSERT INTO %I
-    SELECT row_number() OVER (ORDER BY random()), v, v::real[] FROM (
-      SELECT i, ARRAY(SELECT floor(random() * (%s + 1)) FROM generate_series(1, %s) WHERE i > 0) AS v
-      FROM generate_series(1, %s) i) s ORDER BY md5(i::text)$q$, name, span, dim, n);
-  EXECUTE format('UPDATE %I SET v = NULL, vr = NULL WHERE id IN (SELECT id FROM %I ORDER BY random() LIMIT %s)',
-                 name, name, nulls);
-END $$;
-SELECT lattice('l2a', 300, 2, 12);
-SELECT lattice('l2b', 250, 2, 12);
-SELECT lattice('l3a', 300, 3, 6);
-SELECT lattice('l3b', 200, 3, 6);
-SELECT lattice('l16a', 200, 16, 2);
-SELECT lattice('l16b', 150, 16, 2);
+\i test/sql/include/lattice.sql
+SELECT lattice('l2a', 300, 2, 12, 3);
+SELECT lattice('l2b', 250, 2, 12, 3);
+SELECT lattice('l3a', 300, 3, 6, 3);
+SELECT lattice('l3b', 200, 3, 6, 3);
+SELECT lattice('l16a', 200, 16, 2, 3);
+SELECT lattice('l16b', 150, 16, 2, 3);
 CREATE TABLE empty_side (id int PRIMARY KEY, v float8[], vr real[]);
 CREATE TABLE all_null (id int PRIMARY KEY, v float8[], vr real[]);
 INSERT INTO all_null VALUES (5, NULL, NULL), (2, NULL, NULL);

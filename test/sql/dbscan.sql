@@ -64,22 +64,12 @@ BEGIN
   RETURN format('DIFFERENT: %s only in the function, %s only in the reference', only_got, only_want);
 END $$;
 
-CREATE FUNCTION lattice(name text, n int, dim int, span int, nulls int DEFAULT 2) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, v float8[])', name);
-  EXECUTE format($q$INSERT INTO %I
-    SELECT row_number() OVER (ORDER BY random()), v FROM (
-      SELECT i, ARRAY(SELECT floor(random() * (%s + 1)) FROM generate_series(1, %s) WHERE i > 0) AS v
-      FROM generate_series(1, %s) i) s ORDER BY md5(i::text)$q$, name, span, dim, n);
-  EXECUTE format('UPDATE %I SET v = NULL WHERE id IN (SELECT id FROM %I ORDER BY random() LIMIT %s)',
-                 name, name, nulls);
-END $$;
-SELECT lattice('d1', 120, 1, 150);
-SELECT lattice('d2', 200, 2, 30);
-SELECT lattice('d3', 200, 3, 10);
-SELECT lattice('d8', 150, 8, 3);
-SELECT lattice('d16', 150, 16, 2);
+\i test/sql/include/lattice.sql
+SELECT lattice('d1', 120, 1, 150, 2);
+SELECT lattice('d2', 200, 2, 30, 2);
+SELECT lattice('d3', 200, 3, 10, 2);
+SELECT lattice('d8', 150, 8, 3, 2);
+SELECT lattice('d16', 150, 16, 2, 2);
 
 -- Each dimension, eps at lattice distances, min_points 1, 2 and more.
 SELECT t, eps, min_points, dbscan_check(t, eps, min_points)

@@ -5,6 +5,8 @@
 extern "C" {
 #include "postgres.h"
 #include "access/attnum.h"
+#include "access/htup.h"
+#include "access/tupdesc.h"
 }
 
 namespace simjoin::pg {
@@ -20,24 +22,75 @@ struct TableColumns {
   char key_column[NAMEDATALEN];
 };
 
-// Resolves the columns: `vector_column` NULL means the table's only real[]/float8[] column,
+// What the value column holds: vectors (real[], float8[]) or PostGIS geometries (a type named
+// geometry, found by name: simjoin does not depend on PostGIS).
+enum class ValueKind { Vector, Geometry };
+
+// Resolves the columns: `vector_column` NULL means the table's only column of `kind`,
 // `key_column` NULL its single-column integer primary key. ERROR with a hint when ambiguous.
-// `argument_prefix` ("left" or "right") names the function's arguments in hints.
+// `arguments` names the function's arguments in hints.
+struct ColumnArguments {
+  const char* column;  // e.g. "left_column"
+  const char* key;     // e.g. "left_key"
+};
 void resolve_table_columns(Oid relid, const char* vector_column, const char* key_column,
-                           const char* argument_prefix, TableColumns* out);
+                           const ColumnArguments& arguments, TableColumns* out,
+                           ValueKind kind = ValueKind::Vector);
 
 // The rows whose vector is not NULL: keys[i] and coords[i * dim .. i * dim + dim - 1], allocated
-// (huge) in CurrentMemoryContext.
+// (huge) in CurrentMemoryContext; and, when asked for, the keys of the rows whose vector is NULL.
 struct TableVectors {
   int64* keys;
   double* coords;
   size_t n;
   int dim;  // 0 until the first vector is read
+  int64* null_keys;  // null_n keys (nullptr unless read_table_vectors was asked to keep them)
+  size_t null_n;
 };
 
 // Reads every row through SPI (SELECT privilege and row-level security apply). `dim` > 0 requires
 // that dimension; otherwise the first vector sets it. ERROR naming table, key and problem on bad
-// vectors or NULL keys.
-void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out);
+// vectors or NULL keys. Rows with a NULL vector are skipped (they match nothing, as in SQL); with
+// `keep_null_keys` their keys are kept in null_keys (then a NULL key is an ERROR there too).
+void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
+                        bool keep_null_keys = false);
+
+// "SELECT key::pg_catalog.int8, value FROM table", palloc'd: what the readers read.
+char* key_value_query(const TableColumns& columns);
+
+// The key of a row read by key_value_query; ERROR naming table and key column when NULL.
+int64 row_key(Datum key, bool key_null, const TableColumns& columns);
+
+// Runs `query` (no parameters) through an SPI cursor in chunks of rows and calls
+// row(tuple, desc, arg) for each row, between SPI_connect and SPI_finish.
+void for_each_query_row(const char* query, void (*row)(HeapTuple, TupleDesc, void*), void* arg);
+
+// Appends points to a TableVectors whose dim is set (in shared memory when the GPU service may
+// run the join, as read_table_vectors does).
+class TableVectorsBuilder {
+ public:
+  explicit TableVectorsBuilder(TableVectors* out);
+  // Room for one more point with this key: returns where its dim coordinates go.
+  double* append(int64 key);
+  void append_null_key(int64 key);
+
+ private:
+  TableVectors* out_;
+  size_t capacity_ = 0;
+  size_t null_capacity_ = 0;
+  MemoryContext context_;
+  bool shared_;
+};
+
+// Puts the points in the order of their keys (equal keys in reading order), in place: then a
+// point's index is the position of its key in key order, which the engine's tie rules (smallest
+// index) turn into "smallest key". null_keys are sorted too.
+void order_by_key(TableVectors* vectors);
+
+// After order_by_key: calls visit(key, index, arg) for every row in key order, the points' (index
+// = the point's) and the NULL vectors' (index = kNullVector) merged.
+constexpr size_t kNullVector = ~static_cast<size_t>(0);
+void for_each_row_in_key_order(const TableVectors& vectors,
+                               void (*visit)(int64 key, size_t index, void* arg), void* arg);
 
 }  // namespace simjoin::pg

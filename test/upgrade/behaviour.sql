@@ -1,7 +1,8 @@
 -- What the extension does, as rows "check | t": the operators on real[] and float8[] with
 -- pgvector's convention, the distance functions, similarity_join (cosine included) and the
--- SimilarityJoin custom scan on <=>. test/upgrade/upgrade_test.sh runs it in the updated and in
--- the fresh database: every row must say t, and both outputs must be the same.
+-- SimilarityJoin custom scan on <=>, similarity_join_stats and the DBSCAN functions (1.5).
+-- test/upgrade/upgrade_test.sh runs it in the updated and in the fresh database: every row must
+-- say t, and both outputs must be the same.
 \set ON_ERROR_STOP on
 \pset footer off
 \pset tuples_only on
@@ -42,6 +43,26 @@ SELECT 'similarity_join(metric => cosine) returns the rows of the join on <=>', 
   UNION ALL
   (SELECT l, r FROM upgrade_expected EXCEPT ALL
    SELECT left_id, right_id FROM similarity_join('upgrade_pts', 'upgrade_pts', 0.02, metric => 'cosine')));
+
+-- 1.5: similarity_join_stats returns the rows of the LEFT JOIN ... GROUP BY; simjoin_dbscan the
+-- DBSCAN of the points (core, border, noise).
+SELECT 'similarity_join_stats returns the rows of LEFT JOIN ... GROUP BY', NOT EXISTS (
+  (SELECT * FROM similarity_join_stats('upgrade_pts', 'upgrade_pts', 0.02, metric => 'cosine')
+   EXCEPT ALL
+   SELECT a.id, count(b.id), (array_agg(b.id::bigint ORDER BY a.v <=> b.v, b.id))[1], min(a.v <=> b.v)
+   FROM upgrade_pts a LEFT JOIN upgrade_pts b ON a.v <=> b.v <= 0.02 GROUP BY a.id)
+  UNION ALL
+  (SELECT a.id, count(b.id), (array_agg(b.id::bigint ORDER BY a.v <=> b.v, b.id))[1], min(a.v <=> b.v)
+   FROM upgrade_pts a LEFT JOIN upgrade_pts b ON a.v <=> b.v <= 0.02 GROUP BY a.id
+   EXCEPT ALL
+   SELECT * FROM similarity_join_stats('upgrade_pts', 'upgrade_pts', 0.02, metric => 'cosine')));
+CREATE TEMP TABLE upgrade_line (id int PRIMARY KEY, v float8[]);
+INSERT INTO upgrade_line VALUES (1, '{0}'), (2, '{1}'), (3, '{2}'), (4, '{3}'), (5, '{10}'), (6, NULL);
+SELECT 'simjoin_dbscan gives core, border and noise rows', array_agg(row(id, cluster, kind)::text ORDER BY id)
+  = ARRAY['(1,0,border)', '(2,0,core)', '(3,0,core)', '(4,0,border)', '(5,,noise)', '(6,,noise)']
+FROM simjoin_dbscan('upgrade_line', 1, 3);
+SELECT 'simjoin_cluster_dbscan exists with its arguments',
+  to_regprocedure('simjoin_cluster_dbscan(regclass, name, float8, int4, name)') IS NOT NULL;
 
 RESET simjoin.enable_customscan;
 -- cs_compare() and cs_explain(), the custom scan tests' helpers.

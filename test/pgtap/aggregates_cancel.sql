@@ -1,0 +1,43 @@
+-- statement_timeout (the same path as a cancel) stops similarity_join_stats and simjoin_dbscan
+-- within a second, and the session goes on (as test/pgtap/cancel.sql for similarity_join).
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS simjoin;
+SELECT plan(5);
+
+SELECT setseed(0.25);
+CREATE TABLE dense (id int PRIMARY KEY, v float8[]);
+-- 200k points in a 10 x 10 square; eps 0.5 gives about 1,500 neighbours each (3e8 pairs).
+INSERT INTO dense SELECT i, ARRAY[random() * 10, random() * 10] FROM generate_series(1, 200000) i;
+
+-- Seconds from the start of the statement until query_canceled arrived (NULL: it never did).
+CREATE FUNCTION seconds_until_cancel(statement text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE started timestamptz := clock_timestamp();
+BEGIN
+  BEGIN
+    EXECUTE statement;
+  EXCEPTION WHEN query_canceled THEN
+    RETURN extract(epoch FROM clock_timestamp() - started);
+  END;
+  RETURN NULL;
+END $$;
+
+SET LOCAL statement_timeout = '1500ms';
+CREATE TEMP TABLE cancel_time AS SELECT
+  seconds_until_cancel($$SELECT count(*) FROM similarity_join_stats('dense', 'dense', 0.5)$$) AS stats;
+SET LOCAL statement_timeout = '1500ms';
+INSERT INTO cancel_time SELECT seconds_until_cancel($$SELECT count(*) FROM simjoin_dbscan('dense', 0.5, 5)$$);
+SET LOCAL statement_timeout = 0;
+SELECT is((SELECT count(*) FROM cancel_time WHERE stats IS NOT NULL), 2::bigint,
+  'statement_timeout cancels similarity_join_stats and simjoin_dbscan');
+SELECT cmp_ok((SELECT max(stats) FROM cancel_time), '<', 2.5::float8,
+  'both stop within a second of the timeout (1.5 s)');
+SELECT cmp_ok((SELECT sum(neighbours) FROM similarity_join_stats('dense', 'dense', 0.001)), '>=', 200000::numeric,
+  'the session goes on: similarity_join_stats after a cancel');
+SELECT is((SELECT count(*) FROM simjoin_dbscan('dense', 0.001, 1)), 200000::bigint,
+  'the session goes on: simjoin_dbscan after a cancel');
+SELECT is((SELECT count(*) FROM simjoin_dbscan('dense', 0.001, 1) WHERE kind = 'core'), 200000::bigint,
+  'min_points 1: every point is core');
+
+SELECT * FROM finish();
+ROLLBACK;

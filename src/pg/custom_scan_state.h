@@ -187,6 +187,8 @@ struct SimJoinState {
   struct FormState* form_state;
   // The output grouped by outer row (PRIV_OUTPUT_ORDERED; custom_scan_ordered.cpp), or nullptr.
   struct OrderedOutput* ordered_output;
+  // The ordered output keeps only each outer point's nearest engine pair (OUTPUT_NEAREST).
+  bool nearest;
 };
 
 // ---- growing palloc'd arrays -----------------------------------------------------------------
@@ -257,6 +259,12 @@ bool next_outer_group(SimJoinState* st);       // the next outer row's candidate
 Size ordered_output_bytes(const SimJoinState* st);
 bool ordered_output_spilled(const SimJoinState* st);  // the pairs went to a sort past hash_mem
 void end_ordered_output(SimJoinState* st);            // EndCustomScan: the sort's files
+
+// ---- custom_scan_nearest.cpp -----------------------------------------------------------------
+// The engine's pairs (the whole stream) folded per outer point into its nearest, ties to the
+// smaller inner row: the pairs, one per outer point with any, in outer point order, in arrays
+// allocated in mcxt. Returns their number.
+Size collect_nearest_pairs(SimJoinState* st, MemoryContext mcxt, uint32** left, uint32** right);
 
 // ---- custom_scan_explain.cpp ------------------------------------------------------------------
 void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es);

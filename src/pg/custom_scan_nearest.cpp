@@ -6,7 +6,9 @@
 // come in the order of the ORDER BY's remaining keys (the inner input is sorted on them), so the
 // kept pair is the first of the outer row's pairs in the query's ORDER BY. The rest of the scan
 // is the ordered output's: outer rows in their input's order, each with its kept pair, then its
-// pairs with the inner side's wild rows (checked by the operator).
+// pairs with the inner side's wild rows (checked by the operator). The join's clauses are the
+// distance clause and cube's box clauses, both decided on the engine's pairs (the path's
+// condition), so the pair kept is the nearest that the join accepts.
 #include "custom_scan_state.h"
 
 extern "C" {
@@ -32,6 +34,9 @@ Size collect_nearest_pairs(SimJoinState* st, MemoryContext mcxt, uint32** left, 
       const uint32 p = batch.left[k];
       const uint32 q = batch.right[k];
       const double d = batch.distance[k];
+      // cube's box clauses, decided natively, are the join's only other clauses: the nearest
+      // pair passing them.
+      if (st->n_boxes > 0 && !engine_pair_boxes_pass(st, p, q)) continue;
       const uint32 current = best[p];
       if (current == kNoRow || d < best_distance[p] ||
           (d == best_distance[p] && inner_row[q] < inner_row[current])) {

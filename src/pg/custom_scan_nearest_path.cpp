@@ -21,9 +21,11 @@
 //   is equal() to the clause's: the engine's distance is then the operator's value bit for bit,
 //   so its smallest is the first in PostgreSQL's ORDER BY. Rechecked forms (PostGIS, geography,
 //   pgvector, point) get no path.
-// - The join's only clause is the distance clause (another clause could reject the nearest and
-//   accept the second); an inner join of exactly the two relations of the query, no aggregate,
-//   window function, set-returning function or GROUP BY between the join and the DISTINCT.
+// - The join's clauses are the distance clause and cube's box clauses decided natively on the
+//   engine's pairs (the fold checks them: custom_scan_nearest.cpp); another clause could reject
+//   the nearest and accept the second, and is not taken. An inner join of exactly the two
+//   relations of the query, no aggregate, window function, set-returning function or GROUP BY
+//   between the join and the DISTINCT.
 // - The DISTINCT ON keys are computed from the outer relation alone (the outer input is sorted
 //   on them: an index path or a Sort); the ORDER BY continues with the distance ascending and
 //   then only expressions of the inner relation: the inner input is sorted on those, so that its
@@ -213,7 +215,9 @@ void remember_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* oute
                         double candidates) {
   if (!enable_aggregates || !root->parse->hasDistinctOn || jointype != JOIN_INNER ||
       !bms_equal(joinrel->relids, root->all_baserels) || !exact || match.scale != NIL ||
-      match.radius_side >= 0 || match.form.dwithin || list_length(extra->restrictlist) != 1 ||
+      match.radius_side >= 0 || match.form.dwithin ||
+      list_length(extra->restrictlist) != 1 + list_length(static_cast<List*>(
+                                                   list_nth(path->custom_private, 4))) ||
       !IsA(match.clause, OpExpr))
     return;
   // The distance: the comparison's argument that is not the bound.

@@ -238,6 +238,9 @@ bool next_batch(SimJoinState* st);
 // ---- custom_scan_pairs.cpp --------------------------------------------------------------------
 TupleTableSlot* exec_scan(CustomScanState* node);  // ExecCustomScan
 
+// Whether an engine pair passes the box clauses decided natively (custom_scan_nearest.cpp).
+bool engine_pair_boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_point);
+
 // ---- custom_scan_columns.cpp ------------------------------------------------------------------
 bool collect_index_vars(Node* node, void* context);
 void set_needed_columns(Side* side, Bitmapset* columns, int first, int count);

@@ -155,6 +155,46 @@ SELECT * FROM pg_temp.cs_compare($$SELECT e.eps, (SELECT sum(b) FROM (SELECT DIS
   a.id, b.id AS b FROM dn_la a JOIN dn_lb b ON a.v <-> b.v <= e.eps
   ORDER BY a.id, a.v <-> b.v, b.id) q) AS s FROM (VALUES (0.4), (0.5), (1.0), (2.0)) e(eps)$$);
 
+-- contrib cube, with the box clause for cube's GiST index (decided natively on the engine's
+-- pairs: the nearest pair inside the box is kept, also where the box is smaller than the
+-- bound); point cubes with wild rows (boxes, another dimension, NaN, NULL).
+SELECT count(*) > 0 AS has_cube FROM pg_available_extensions WHERE name = 'cube' \gset
+\if :has_cube
+CREATE EXTENSION IF NOT EXISTS cube;
+CREATE TABLE dn_ca (id int PRIMARY KEY, c cube);
+CREATE TABLE dn_cb (id int PRIMARY KEY, c cube);
+INSERT INTO dn_ca SELECT id, cube(v) FROM dn_a WHERE id < 9000;
+INSERT INTO dn_cb SELECT id, cube(v) FROM dn_b WHERE id < 9000;
+INSERT INTO dn_ca VALUES (9001, '(0,0),(0.5,0.5)'), (9002, '(1,1,1)'), (9003, NULL),
+  (9004, cube(ARRAY['NaN'::float8, 1]));
+INSERT INTO dn_cb VALUES (9001, '(1,1),(1.2,1.2)'), (9002, '(0.3,0.4,0)');
+-- far away: each a point's nearest b point (0.2 away) outside the box of half-side 0.15, the
+-- next (0.15, 0.15 away) on its edge
+INSERT INTO dn_ca SELECT 10000 + x * 10 + y, cube(ARRAY[100 + x, y]) FROM generate_series(0, 9) x,
+  generate_series(0, 9) y;
+INSERT INTO dn_cb SELECT 10000 + x * 10 + y, cube(ARRAY[100 + x + 0.2, y])
+  FROM generate_series(0, 9) x, generate_series(0, 9) y;
+INSERT INTO dn_cb SELECT 20000 + x * 10 + y, cube(ARRAY[100 + x + 0.15, y + 0.15])
+  FROM generate_series(0, 9) x, generate_series(0, 9) y;
+ANALYZE dn_ca;
+ANALYZE dn_cb;
+SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id, a.c <-> b.c AS d
+  FROM dn_ca a JOIN dn_cb b ON a.c <-> b.c <= 0.3 AND cube_enlarge(a.c, 0.3, 2) @> b.c
+  ORDER BY a.id, a.c <-> b.c, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.c <-> b.c AS d
+  FROM dn_ca a JOIN dn_cb b ON a.c <-> b.c <= 0.3 AND cube_enlarge(a.c, 0.3, 2) @> b.c
+  ORDER BY a.id, a.c <-> b.c, b.id$$);
+SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id, a.c <-> b.c AS d
+  FROM dn_ca a JOIN dn_cb b ON a.c <-> b.c <= 0.3 AND cube_enlarge(a.c, 0.15, 2) @> b.c
+  ORDER BY a.id, a.c <-> b.c, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.c <-> b.c AS d
+  FROM dn_ca a JOIN dn_cb b ON a.c <-> b.c <= 0.3 AND cube_enlarge(a.c, 0.15, 2) @> b.c
+  ORDER BY a.id, a.c <-> b.c, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.c <#> b.c AS d
+  FROM dn_ca a JOIN dn_cb b ON a.c <#> b.c <= 0.3 ORDER BY a.id, a.c <#> b.c, b.id DESC$$);
+DROP TABLE dn_ca, dn_cb;
+\endif
+
 -- Not taken: the farthest first, a key reading both sides or the distance, an ORDER BY going on
 -- with the outer side after the distance, another distance in the ORDER BY, another join clause,
 -- a LEFT JOIN, an aggregate below the DISTINCT, and with simjoin.enable_aggregates off.

@@ -193,6 +193,7 @@ SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.
 SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.c <#> b.c AS d
   FROM dn_ca a JOIN dn_cb b ON a.c <#> b.c <= 0.3 ORDER BY a.id, a.c <#> b.c, b.id DESC$$);
 DROP TABLE dn_ca, dn_cb;
+DROP EXTENSION cube;  -- as the other tests expect to find the database
 \endif
 
 -- Not taken: the farthest first, a key reading both sides or the distance, an ORDER BY going on

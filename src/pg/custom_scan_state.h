@@ -9,6 +9,7 @@
 //   custom_scan_pairs.cpp    the exec callback: candidates, their scan tuples and clauses,
 //                            fast_scan, EvalPlanQual
 //   custom_scan_ordered.cpp  the candidates grouped by outer row, in the outer input's order
+//   custom_scan_nearest.cpp  the nearest mode: each outer point's nearest engine pair only
 //   custom_scan_explain.cpp  EXPLAIN
 #pragma once
 

@@ -23,9 +23,11 @@
 //   pgvector, point) get no path.
 // - The join's clauses are the distance clause and cube's box clauses decided natively on the
 //   engine's pairs (the fold checks them: custom_scan_nearest.cpp); another clause could reject
-//   the nearest and accept the second, and is not taken. An inner join of exactly the two
-//   relations of the query, no aggregate, window function, set-returning function or GROUP BY
-//   between the join and the DISTINCT.
+//   the nearest and accept the second, and is not taken. An inner or LEFT join of exactly the
+//   two relations of the query, no aggregate, window function, set-returning function or GROUP
+//   BY between the join and the DISTINCT. A LEFT join's outer row without a partner comes out
+//   null-extended after its (failed) candidates, as in the ordered output; its NULL distance
+//   sorts where the ORDER BY puts NULLs, among the rows of its key.
 // - The DISTINCT ON keys are computed from the outer relation alone (the outer input is sorted
 //   on them: an index path or a Sort); the ORDER BY continues with the distance ascending and
 //   then only expressions of the inner relation: the inner input is sorted on those, so that its
@@ -154,7 +156,11 @@ void add_nearest_path(PlannerInfo* root, RememberedJoin* join, RelOptInfo* input
   // folded into its outer row's best (one comparison), and one row per outer row with a match.
   const double rows_o = outer->rows, rows_i = inner->rows;
   const double candidates = join->candidates;
-  const double matched = rows_o * (1 - std::exp(-candidates / Max(rows_o, 1.0)));
+  // The outer rows with a match (a LEFT join: every outer row).
+  const int jointype = intVal(lfourth(static_cast<List*>(list_nth(unordered->custom_private, 5))));
+  const double matched = jointype == JOIN_LEFT
+                             ? rows_o
+                             : rows_o * (1 - std::exp(-candidates / Max(rows_o, 1.0)));
   const Cost per_row = cpu_tuple_cost + row_cost_setting;
   PathTarget* target = input_rel->reltarget;
   CustomPath* path = makeNode(CustomPath);
@@ -213,7 +219,8 @@ void remember_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* oute
                         RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra,
                         const CustomPath* path, const Match& match, bool exact,
                         double candidates) {
-  if (!enable_aggregates || !root->parse->hasDistinctOn || jointype != JOIN_INNER ||
+  if (!enable_aggregates || !root->parse->hasDistinctOn ||
+      (jointype != JOIN_INNER && jointype != JOIN_LEFT) ||
       !bms_equal(joinrel->relids, root->all_baserels) || !exact || match.scale != NIL ||
       match.radius_side >= 0 || match.form.dwithin ||
       list_length(extra->restrictlist) != 1 + list_length(static_cast<List*>(

@@ -113,6 +113,27 @@ SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, a.note, b.tag
   FROM dn_a a JOIN dn_b b ON a.v <+> b.v < 0.4 WHERE b.id > 100
   ORDER BY a.id, a.v <+> b.v, b.id$$);
 
+-- LEFT JOIN: the rows without a partner (NULL vectors, far away, an empty side) null-extended,
+-- their NULL distance first or last among the rows of their key.
+SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.k) a.k, b.id, a.v <-> b.v AS d
+  FROM dn_a a LEFT JOIN dn_b b ON a.v <-> b.v <= 0.05 ORDER BY a.k, a.v <-> b.v, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.k) a.k, b.id AS b,
+  a.v <-> b.v AS d FROM dn_a a LEFT JOIN dn_b b ON a.v <-> b.v <= 0.05
+  ORDER BY a.k, a.v <-> b.v, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.v <-> b.v AS d
+  FROM dn_a a LEFT JOIN dn_b b ON a.v <-> b.v <= 0.05 ORDER BY a.id, a.v <-> b.v, b.id$$);
+SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.k) a.k, b.id, a.v <-> b.v AS d
+  FROM dn_a a LEFT JOIN dn_b b ON a.v <-> b.v <= 0.05 ORDER BY a.k, a.v <-> b.v NULLS FIRST$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT k, d FROM (SELECT DISTINCT ON (a.k) a.k, b.id,
+  a.v <-> b.v AS d FROM dn_a a LEFT JOIN dn_b b ON a.v <-> b.v <= 0.05
+  ORDER BY a.k, a.v <-> b.v NULLS FIRST) q$$);
+SET enable_sort = off;
+SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, a.v <-> b.v AS d
+  FROM dn_a a LEFT JOIN dn_empty b ON a.v <-> b.v <= 0.3 ORDER BY a.id, a.v <-> b.v$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, a.v <-> b.v AS d
+  FROM dn_a a LEFT JOIN dn_empty b ON a.v <-> b.v <= 0.3 ORDER BY a.id, a.v <-> b.v$$);
+RESET enable_sort;
+
 -- A self-join: each row's nearest other row or itself (distance 0 first).
 SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (x.id) x.id, y.id, x.v <-> y.v AS d
   FROM dn_b x JOIN dn_b y ON x.v <-> y.v <= 0.2 ORDER BY x.id, x.v <-> y.v, y.id DESC$$);
@@ -212,7 +233,8 @@ SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id FROM dn_a a JOIN d
 SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id FROM dn_a a JOIN dn_b b
   ON a.v <-> b.v <= 0.3 AND a.id <> b.id ORDER BY a.id, a.v <-> b.v, b.id$$) AS other_clause;
 SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id FROM dn_a a LEFT JOIN dn_b b
-  ON a.v <-> b.v <= 0.3 ORDER BY a.id, a.v <-> b.v, b.id$$) AS left_join;
+  ON a.v <-> b.v <= 0.3 WHERE b.id IS DISTINCT FROM 7 ORDER BY a.id, a.v <-> b.v, b.id$$)
+  AS left_join_where;
 SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, count(*) FROM dn_a a JOIN dn_b b
   ON a.v <-> b.v <= 0.3 GROUP BY a.id ORDER BY a.id, count(*)$$) AS aggregate;
 SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b FROM dn_a a

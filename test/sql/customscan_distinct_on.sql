@@ -134,6 +134,14 @@ SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, a.v <-> b.v A
   FROM dn_a a LEFT JOIN dn_empty b ON a.v <-> b.v <= 0.3 ORDER BY a.id, a.v <-> b.v$$);
 RESET enable_sort;
 
+-- A third table joined to the outer side (the outer input is a join, sorted on the key).
+SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, l.id AS l, b.id, a.v <-> b.v AS d
+  FROM dn_a a JOIN dn_la l ON l.id = a.id % 100 JOIN dn_b b ON a.v <-> b.v <= 0.3
+  ORDER BY a.id, a.v <-> b.v, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, l.id AS l, b.id AS b,
+  a.v <-> b.v AS d FROM dn_a a JOIN dn_la l ON l.id = a.id % 100 JOIN dn_b b
+  ON a.v <-> b.v <= 0.3 ORDER BY a.id, a.v <-> b.v, b.id$$);
+
 -- A self-join: each row's nearest other row or itself (distance 0 first).
 SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (x.id) x.id, y.id, x.v <-> y.v AS d
   FROM dn_b x JOIN dn_b y ON x.v <-> y.v <= 0.2 ORDER BY x.id, x.v <-> y.v, y.id DESC$$);

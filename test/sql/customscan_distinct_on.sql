@@ -225,6 +225,20 @@ DROP TABLE dn_ca, dn_cb;
 DROP EXTENSION cube;  -- as the other tests expect to find the database
 \endif
 
+-- real[] keys (the engine's distance is the operator's on them too); built-in point keys,
+-- whose operator the engine does not reproduce bit for bit (rechecked candidates): not taken.
+CREATE TABLE dn_ra AS SELECT id, v::real[] AS v, point(v[1], v[2]) AS p FROM dn_a WHERE id < 9000;
+CREATE TABLE dn_rb AS SELECT id, v::real[] AS v, point(v[1], v[2]) AS p FROM dn_b WHERE id < 9000;
+ANALYZE dn_ra;
+ANALYZE dn_rb;
+SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id, a.v <-> b.v AS d
+  FROM dn_ra a JOIN dn_rb b ON a.v <-> b.v <= 0.3 ORDER BY a.id, a.v <-> b.v, b.id$$) AS real_keys;
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.v <-> b.v AS d
+  FROM dn_ra a JOIN dn_rb b ON a.v <-> b.v <= 0.3 ORDER BY a.id, a.v <-> b.v, b.id$$);
+SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id, a.p <-> b.p AS d
+  FROM dn_ra a JOIN dn_rb b ON a.p <-> b.p <= 0.3 ORDER BY a.id, a.p <-> b.p, b.id$$) AS point_keys;
+DROP TABLE dn_ra, dn_rb;
+
 -- Not taken: the farthest first, a key reading both sides or the distance, an ORDER BY going on
 -- with the outer side after the distance, another distance in the ORDER BY, another join clause,
 -- a LEFT JOIN, an aggregate below the DISTINCT, and with simjoin.enable_aggregates off.

@@ -23,9 +23,9 @@
 //   pgvector, point) get no path.
 // - The join's clauses are the distance clause and cube's box clauses decided natively on the
 //   engine's pairs (the fold checks them: custom_scan_nearest.cpp); another clause could reject
-//   the nearest and accept the second, and is not taken. An inner or LEFT join of exactly the
-//   two relations of the query, no aggregate, window function, set-returning function or GROUP
-//   BY between the join and the DISTINCT. A LEFT join's outer row without a partner comes out
+//   the nearest and accept the second, and is not taken. An inner or LEFT join, the last of the
+//   query's joins (of all its relations), with no aggregate, window function, set-returning
+//   function or GROUP BY between it and the DISTINCT. A LEFT join's outer row without a partner comes out
 //   null-extended after its (failed) candidates, as in the ordered output; its NULL distance
 //   sorts where the ORDER BY puts NULLs, among the rows of its key.
 // - The DISTINCT ON keys are computed from the outer relation alone (the outer input is sorted

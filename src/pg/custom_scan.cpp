@@ -270,6 +270,8 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   // add_path, which may free cpath).
   if (ordered_output_fits(candidates))
     add_ordered_paths(root, joinrel, outerrel, jointype, cpath, candidates);
+  remember_join_path(root, joinrel, outerrel, innerrel, jointype, extra, cpath, match, exact,
+                     candidates);
   add_path(joinrel, &cpath->path);
 }
 
@@ -348,6 +350,7 @@ void custom_scan_init() {
                           nullptr, nullptr, nullptr);
   init_exec_methods();
   estimate_init();
+  nearest_init();
   RegisterCustomScanMethods(&scan_methods);
   register_form_invalidation();
   prev_join_pathlist_hook = set_join_pathlist_hook;

@@ -93,6 +93,7 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   ExplainPropertyText("Eps", eps, es);
   explain_forms(st->form_state, es);
   if (st->ordered_output) ExplainPropertyText("Output Order", "grouped by outer row", es);
+  if (st->nearest) ExplainPropertyText("Engine Keeps", "nearest inner row per outer row", es);
   // The device setting is machine-specific (gpu on a GPU machine's test run): a detail.
   if (explain_details_setting) ExplainPropertyText("Device", device_name(), es);
   // The algorithm asked for (simjoin.algorithm when the scan starts); what auto chose and the

@@ -206,8 +206,22 @@ bool ordered_output_fits(double candidates);
 // are useful above, priced with the engine's run and the grouping before the first row.
 void add_ordered_paths(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
                        JoinType jointype, const CustomPath* unordered, double candidates);
-// The plan's path: grouped by outer row (custom_private's element PATH_ORDERED, where present).
+// The plan's path: grouped by outer row (custom_private's element PATH_ORDERED, where present:
+// its OutputMode).
 constexpr int PATH_ORDERED = 6;
+// PATH_ORDERED and PRIV_OUTPUT_ORDERED: the output in the outer input's order, every pair of an
+// outer row in turn (GROUPED) or only its nearest engine pair (NEAREST: custom_scan_nearest*.cpp).
+enum OutputMode { OUTPUT_UNORDERED = 0, OUTPUT_GROUPED = 1, OUTPUT_NEAREST = 2 };
+
+// ---- the nearest row per outer row under DISTINCT ON (custom_scan_nearest_path.cpp) ----------
+struct Match;
+// Called by the join path hook with its unordered path before add_path: kept where the query
+// has DISTINCT ON and the join qualifies, for the distinct hook that nearest_init installs.
+void remember_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                        RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra,
+                        const CustomPath* path, const Match& match, bool exact,
+                        double candidates);
+void nearest_init();
 
 // ---- the plan (custom_scan_plan.cpp) ---------------------------------------------------------
 // PlanCustomPath of the SimilarityJoin path.
@@ -236,7 +250,7 @@ enum PrivateIndex {
   PRIV_SCALE_COUNT,    // monotone operations on the distance (custom_scan_match.h: Match::scale)
   PRIV_KEY_ORDER,      // a self-join's key order clause (custom_scan_match.h: KeyOrder)
   PRIV_JOIN_TYPE,      // JOIN_INNER, JOIN_LEFT (the outer rows kept), JOIN_SEMI or JOIN_ANTI
-  PRIV_OUTPUT_ORDERED,  // the output grouped by outer row in the outer input's order
+  PRIV_OUTPUT_ORDERED,  // OutputMode: grouped by outer row in the outer input's order
   // The rows named in errors (custom_scan_errors.cpp), per side: the table a scan child reads
   // (InvalidOid: another plan), the unique column naming its rows and its position in the
   // child's tuple (0 and -1: none).

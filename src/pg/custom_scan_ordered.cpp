@@ -105,7 +105,8 @@ void add_ordered_paths(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outer
                             outer->total_cost + grouping;
     path->path.pathkeys = pathkeys;
     path->custom_paths = list_make2(outer, lsecond(unordered->custom_paths));
-    path->custom_private = lappend(list_copy(unordered->custom_private), makeInteger(1));
+    path->custom_private =
+        lappend(list_copy(unordered->custom_private), makeInteger(OUTPUT_GROUPED));
     add_path(joinrel, &path->path);
   }
 }
@@ -262,8 +263,12 @@ void start_ordered_output(SimJoinState* st) {
   if (st->outer.n >= kWildRow)
     ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                     errmsg("simjoin: more than 2^32-3 outer rows in an ordered join")));
-  // Every pair of the engine first (next_batch ends the stream when they are done).
-  while (st->stream && next_batch(st)) append_batch(st, oo);
+  // Every pair of the engine first (next_batch ends the stream when they are done); in the
+  // nearest mode only each outer point's nearest.
+  if (st->nearest)
+    oo->cap = oo->n = collect_nearest_pairs(st, oo->mcxt, &oo->left, &oo->right);
+  else
+    while (st->stream && next_batch(st)) append_batch(st, oo);
   const uint32 n_points = st->outer.n_points;
   if (oo->sort) {
     tuplesort_performsort(oo->sort);

@@ -366,6 +366,10 @@ bool recheck_scan_tuple(ScanState* node, TupleTableSlot* slot) {
 
 }  // namespace
 
+bool engine_pair_boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_point) {
+  return boxes_pass(st, outer_point, inner_point);
+}
+
 TupleTableSlot* exec_scan(CustomScanState* node) {
   // next_scan_tuple checks the join clauses on each candidate; ExecScan (or fast_scan, its
   // equivalent outside EvalPlanQual) projects.

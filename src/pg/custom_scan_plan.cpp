@@ -138,6 +138,8 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   List* scale = static_cast<List*>(lsecond(forms));
   const JoinType jointype = static_cast<JoinType>(intVal(lfourth(forms)));
   const bool ordered = list_length(best_path->custom_private) > PATH_ORDERED;
+  const int output_mode =
+      ordered ? intVal(list_nth(best_path->custom_private, PATH_ORDERED)) : OUTPUT_UNORDERED;
   Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
   Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
   // A computed key rechecked on every candidate: a column of its side's rows, computed once.
@@ -236,7 +238,7 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   priv = lappend(priv, makeInteger(list_length(scale)));
   priv = lappend(priv, makeInteger(key_order));
   priv = lappend(priv, makeInteger(jointype));
-  priv = lappend(priv, makeInteger(ordered));
+  priv = lappend(priv, makeInteger(output_mode));
   priv = list_concat(priv, row_id_private(root, outer_plan));
   priv = list_concat(priv, row_id_private(root, inner_plan));
   priv = list_concat(priv, box_private);

@@ -9,6 +9,7 @@
 //   custom_scan_pairs.cpp    the exec callback: candidates, their scan tuples and clauses,
 //                            fast_scan, EvalPlanQual
 //   custom_scan_ordered.cpp  the candidates grouped by outer row, in the outer input's order
+//   custom_scan_nearest.cpp  the nearest mode: each outer point's nearest engine pair only
 //   custom_scan_explain.cpp  EXPLAIN
 #pragma once
 
@@ -187,6 +188,8 @@ struct SimJoinState {
   struct FormState* form_state;
   // The output grouped by outer row (PRIV_OUTPUT_ORDERED; custom_scan_ordered.cpp), or nullptr.
   struct OrderedOutput* ordered_output;
+  // The ordered output keeps only each outer point's nearest engine pair (OUTPUT_NEAREST).
+  bool nearest;
 };
 
 // ---- growing palloc'd arrays -----------------------------------------------------------------
@@ -236,6 +239,9 @@ bool next_batch(SimJoinState* st);
 // ---- custom_scan_pairs.cpp --------------------------------------------------------------------
 TupleTableSlot* exec_scan(CustomScanState* node);  // ExecCustomScan
 
+// Whether an engine pair passes the box clauses decided natively (custom_scan_nearest.cpp).
+bool engine_pair_boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_point);
+
 // ---- custom_scan_columns.cpp ------------------------------------------------------------------
 bool collect_index_vars(Node* node, void* context);
 void set_needed_columns(Side* side, Bitmapset* columns, int first, int count);
@@ -257,6 +263,12 @@ bool next_outer_group(SimJoinState* st);       // the next outer row's candidate
 Size ordered_output_bytes(const SimJoinState* st);
 bool ordered_output_spilled(const SimJoinState* st);  // the pairs went to a sort past hash_mem
 void end_ordered_output(SimJoinState* st);            // EndCustomScan: the sort's files
+
+// ---- custom_scan_nearest.cpp -----------------------------------------------------------------
+// The engine's pairs (the whole stream) folded per outer point into its nearest, ties to the
+// smaller inner row: the pairs, one per outer point with any, in outer point order, in arrays
+// allocated in mcxt. Returns their number.
+Size collect_nearest_pairs(SimJoinState* st, MemoryContext mcxt, uint32** left, uint32** right);
 
 // ---- custom_scan_explain.cpp ------------------------------------------------------------------
 void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es);

@@ -187,6 +187,9 @@ struct SimJoinState {
   struct FormState* form_state;
   // The output grouped by outer row (PRIV_OUTPUT_ORDERED; custom_scan_ordered.cpp), or nullptr.
   struct OrderedOutput* ordered_output;
+  // A parent runs the engine on the loaded sides itself (custom_scan_aggregate_exec.cpp): the
+  // scan starts no stream and returns only the pairs with a wild row.
+  bool engine_by_caller;
 };
 
 // ---- growing palloc'd arrays -----------------------------------------------------------------
@@ -229,6 +232,7 @@ void order_points(SimJoinState* st, Side* side);
 
 // ---- custom_scan_stream.cpp -------------------------------------------------------------------
 void destroy_stream(void* arg);
+bool same_points(const SimJoinState* st);  // both sides hold the same points: a self-join
 void start_stream(SimJoinState* st);
 void stop_stream(SimJoinState* st);
 bool next_batch(SimJoinState* st);

@@ -49,22 +49,6 @@ void add_totals(EngineTotals* t, const JoinStats& stats) {
   }
 }
 
-// Whether both sides hold the same points in the same order (a self-join, both children reading
-// the same rows): the engine then joins one set with itself (SelfPairs::All: every pair (i, j)
-// and (j, i) with d <= bound, and (i, i)), which is the same set of index pairs as the two-input
-// join of two identical sets, at about half the work (each pair of cells once). The distances
-// are symmetric bit for bit ((a - b)^2 = (b - a)^2, |a - b| = |b - a|), and d(p, p) = 0 is within
-// any bound the engine runs with (an engine run needs bound >= 0). Compared bytewise, so -0.0
-// against 0.0 or differing NaN payloads (never in points anyway) only cost the shortcut.
-bool same_points(const SimJoinState* st) {
-  const Side& a = st->outer;
-  const Side& b = st->inner;
-  if (a.n_points != b.n_points || a.n_points == 0) return false;
-  if (a.points == b.points) return true;  // borrowed (same_scan)
-  return std::memcmp(a.points, b.points,
-                     sizeof(double) * static_cast<size_t>(a.n_points) * st->ref.dim) == 0;
-}
-
 // The stream ended by itself: totals, NOTICEs, the engine's error. Returns true when the engine
 // stopped for an interrupt.
 bool finish_stream(SimJoinState* st) {
@@ -82,6 +66,22 @@ bool finish_stream(SimJoinState* st) {
 }
 
 }  // namespace
+
+// Whether both sides hold the same points in the same order (a self-join, both children reading
+// the same rows): the engine then joins one set with itself (SelfPairs::All: every pair (i, j)
+// and (j, i) with d <= bound, and (i, i)), which is the same set of index pairs as the two-input
+// join of two identical sets, at about half the work (each pair of cells once). The distances
+// are symmetric bit for bit ((a - b)^2 = (b - a)^2, |a - b| = |b - a|), and d(p, p) = 0 is within
+// any bound the engine runs with (an engine run needs bound >= 0). Compared bytewise, so -0.0
+// against 0.0 or differing NaN payloads (never in points anyway) only cost the shortcut.
+bool same_points(const SimJoinState* st) {
+  const Side& a = st->outer;
+  const Side& b = st->inner;
+  if (a.n_points != b.n_points || a.n_points == 0) return false;
+  if (a.points == b.points) return true;  // borrowed (same_scan)
+  return std::memcmp(a.points, b.points,
+                     sizeof(double) * static_cast<size_t>(a.n_points) * st->ref.dim) == 0;
+}
 
 // Stops and joins the producer and frees the stream; never raises. Also the arrays context's
 // reset callback: on an ERROR the query's memory goes away, and the producer (which reads the

@@ -35,6 +35,7 @@ enum AggregatePrivate : int {
   AGGPRIV_EQ_OPERATOR,     // the group key's equality operator
   AGGPRIV_COLLATION,       // the group key's collation
   AGGPRIV_DISTANCE_COLUMN, // the distance's position in the child's target list (-1: none)
+  AGGPRIV_KEY_UNIQUE,      // a unique index proves the group key unique (NULLs aside)
   AGGPRIV_COUNT
 };
 

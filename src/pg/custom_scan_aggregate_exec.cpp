@@ -51,10 +51,19 @@ struct AggregateState {
   int* kinds;           // EngineAggregate per aggregate
   int key_need;         // the key's position in the outer side's needed columns
   int key_column;       // the key's position in the outer side's tuples
+  bool key_unique;      // a unique index proves the key unique (NULLs aside)
   // the result of one scan
   bool computed;
-  bool emitted;         // the count without GROUP BY
-  GroupValues total;
+  bool emitted;         // the count without GROUP BY, or the NULL group of a direct scan
+  GroupValues total;    // the count without GROUP BY, or the NULL group of a direct scan
+  // A unique key and no wild row: each outer point with a partner is its own group, read from
+  // the engine's per-point results in place (no hash table).
+  bool direct;
+  uint32 n_points;
+  uint32 next_point;
+  uint64* counts;
+  double* min_distance;
+  double* max_distance;
   MemoryContext groups_mcxt;
   TupleHashTable groups;
   TupleHashIterator iterator;
@@ -76,6 +85,7 @@ Node* create_state(CustomScan* cscan) {
   as->eq_operator = static_cast<Oid>(private_int(priv, AGGPRIV_EQ_OPERATOR));
   as->collation = static_cast<Oid>(private_int(priv, AGGPRIV_COLLATION));
   as->distance_column = private_int(priv, AGGPRIV_DISTANCE_COLUMN);
+  as->key_unique = private_int(priv, AGGPRIV_KEY_UNIQUE) != 0;
   as->n_aggs = list_length(priv) - AGGPRIV_COUNT;
   as->kinds = static_cast<int*>(palloc(sizeof(int) * Max(as->n_aggs, 1)));
   for (int k = 0; k < as->n_aggs; ++k) as->kinds[k] = private_int(priv, AGGPRIV_COUNT + k);
@@ -212,13 +222,34 @@ void fold_engine_pairs(AggregateState* as) {
     as->total.count += pairs;
     return;
   }
+  // Without wild rows no other pair comes: a unique key's groups are the points themselves, but
+  // for the NULL keys, one group (as->total); their counts are cleared once folded there.
+  as->direct = as->key_unique && st->outer.n_wild == 0 && st->inner.n_wild == 0;
   for (uint32 p = 0; p < n; ++p) {
     if (counts[p] == 0) continue;
     if ((p & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
     bool key_null;
     const Datum key = point_key(as, p, &key_null);
-    fold(group_of(as, key, key_null), counts[p], min_distance[p], max_distance[p]);
+    if (as->direct) {
+      if (!key_null) {
+        as->group_count++;
+        continue;
+      }
+      fold(&as->total, counts[p], min_distance[p], max_distance[p]);
+      counts[p] = 0;
+    } else {
+      fold(group_of(as, key, key_null), counts[p], min_distance[p], max_distance[p]);
+    }
     ResetExprContext(as->css.ss.ps.ps_ExprContext);
+  }
+  if (as->direct) {
+    if (as->total.count > 0) as->group_count++;
+    as->n_points = n;
+    as->next_point = 0;
+    as->counts = counts;
+    as->min_distance = min_distance;
+    as->max_distance = max_distance;
+    return;
   }
   pfree(counts);
   pfree(min_distance);
@@ -257,7 +288,7 @@ void compute(AggregateState* as) {
   if (!st->finished && st->use_engine && st->outer.n_points > 0 && st->inner.n_points > 0)
     fold_engine_pairs(as);
   fold_wild_pairs(as);
-  if (as->grouped) InitTupleHashIterator(as->groups, &as->iterator);
+  if (as->grouped && !as->direct) InitTupleHashIterator(as->groups, &as->iterator);
   as->computed = true;
 }
 
@@ -293,6 +324,20 @@ TupleTableSlot* next_group(ScanState* node) {
     as->emitted = true;
     return group_row(as, scan, as->total, 0);
   }
+  if (as->direct) {
+    while (as->next_point < as->n_points) {
+      const uint32 p = as->next_point++;
+      if (as->counts[p] == 0) continue;
+      scan->tts_values[0] = point_key(as, p, &scan->tts_isnull[0]);
+      return group_row(as, scan, GroupValues{as->counts[p], as->min_distance[p], as->max_distance[p]},
+                       1);
+    }
+    if (as->emitted || as->total.count == 0) return scan;
+    as->emitted = true;  // the NULL keys' group
+    scan->tts_isnull[0] = true;
+    scan->tts_values[0] = 0;
+    return group_row(as, scan, as->total, 1);
+  }
   TupleHashEntry entry = ScanTupleHashTable(as->groups, &as->iterator);
   if (!entry) return scan;
   ExecStoreMinimalTuple(entry->firstTuple, as->entry_slot, false);
@@ -309,6 +354,8 @@ TupleTableSlot* exec_aggregate(CustomScanState* node) {
 void reset_result(AggregateState* as) {
   as->computed = false;
   as->emitted = false;
+  as->direct = false;
+  as->n_points = 0;
   as->total = empty_group();
   if (as->grouped) {
     ResetTupleHashTable(as->groups);

@@ -111,6 +111,20 @@ bool not_null_column(PlannerInfo* root, RelOptInfo* joinrel, Expr* expr) {
   return not_null;
 }
 
+// Whether a unique, immediate, non-partial index on exactly this column proves it unique among
+// its table's rows (NULLs aside): each outer point is then its own group.
+bool unique_column(PlannerInfo* root, const Var* var) {
+  RelOptInfo* rel = find_base_rel(root, var->varno);
+  ListCell* lc;
+  foreach (lc, rel->indexlist) {
+    const IndexOptInfo* index = lfirst_node(IndexOptInfo, lc);
+    if (index->unique && index->immediate && index->indpred == NIL && index->nkeycolumns == 1 &&
+        index->indexkeys[0] == var->varattno)
+      return true;
+  }
+  return false;
+}
+
 // The engine's aggregate for an Aggref, or -1.
 int engine_aggregate(PlannerInfo* root, RelOptInfo* joinrel, const JoinFacts& facts,
                      const Aggref* agg) {
@@ -232,8 +246,9 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
       key ? estimate_num_groups(root, list_make1(key), Max(Min(pairs, outer_rows), 1.0), nullptr,
                                 nullptr)
           : 1;
+  const bool unique = key && unique_column(root, key);
   const Cost folded = join->path.total_cost - pairs * cpu_tuple_cost +
-                      (key ? Min(pairs, outer_rows) * 2 * cpu_operator_cost : 0) +
+                      (key && !unique ? Min(pairs, outer_rows) * 2 * cpu_operator_cost : 0) +
                       list_length(aggs) * groups * cpu_operator_cost;
 
   CustomPath* cpath = makeNode(CustomPath);
@@ -250,11 +265,12 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
   cpath->path.pathkeys = NIL;
   cpath->flags = 0;
   cpath->custom_paths = list_make1(child);
-  List* priv = list_make4(makeInteger(key != nullptr), makeInteger(static_cast<int>(eq_operator)),
+  List* priv = list_make5(makeInteger(key != nullptr), makeInteger(static_cast<int>(eq_operator)),
                           makeInteger(key ? static_cast<int>(exprCollation(
                                                 reinterpret_cast<Node*>(key)))
                                           : 0),
-                          makeInteger(need_distance ? (key ? 1 : 0) : -1));
+                          makeInteger(need_distance ? (key ? 1 : 0) : -1),
+                          makeInteger(unique));
   foreach (lc, kinds) priv = lappend(priv, makeInteger(lfirst_int(lc)));
   cpath->custom_private =
       list_make2(key ? lcons(key, list_copy(aggs)) : aggs, priv);

@@ -104,6 +104,20 @@ SELECT a.g, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
   FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 1.5 GROUP BY a.g ORDER BY a.g;
 SELECT * FROM pg_temp.agg_compare('SELECT b.k, count(*), min(a.v <-> b.v)
   FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 3 GROUP BY b.k');
+-- a unique key without wild rows: each point its own group, read in place; NULLs of a unique
+-- column (u) still form one group
+ALTER TABLE agg_p ADD COLUMN u int UNIQUE;
+UPDATE agg_p SET u = CASE WHEN id % 7 = 0 THEN NULL ELSE id END;
+ANALYZE agg_p;
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 WHERE a.id <= 1200 AND b.id <= 900 GROUP BY a.id');
+SELECT * FROM pg_temp.agg_compare('SELECT a.u, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 WHERE a.id <= 1200 AND b.id <= 900 GROUP BY a.u');
+SELECT * FROM pg_temp.agg_compare('SELECT a.u, count(*), min(a.v <-> b.v)
+  FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 WHERE a.id <= 1200 AND b.id <= 1200 GROUP BY a.u');
+SELECT a.u IS NULL AS null_key, count(*) AS groups, sum(c) AS pairs FROM (SELECT a.u, count(*) AS c
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 WHERE a.id <= 1200 AND b.id <= 900 GROUP BY a.u) a
+  GROUP BY 1 ORDER BY 1;
 -- self-joins: identity pairs at distance 0 count, grouped by a unique and a repeated key
 SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
   FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 GROUP BY a.id');

@@ -195,14 +195,8 @@ void fold_engine_pairs(AggregateState* as) {
   const bool self_join = same_points(st);
   uint64 pairs = 0;
   const bool stopped = cpp_guard([&]() -> bool {
-    PointSet left;
-    left.coords = st->outer.points;
-    left.n = st->outer.n_points;
-    left.dim = st->ref.dim;
-    PointSet right;
-    right.coords = st->inner.points;
-    right.n = st->inner.n_points;
-    right.dim = st->ref.dim;
+    const PointSet left = side_points(st, &st->outer);
+    const PointSet right = side_points(st, &st->inner);
     JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
     spec.self_pairs = SelfPairs::All;
     const NeighbourStats stats = compute_neighbour_stats(left, self_join ? nullptr : &right, spec,

@@ -233,6 +233,7 @@ void order_points(SimJoinState* st, Side* side);
 // ---- custom_scan_stream.cpp -------------------------------------------------------------------
 void destroy_stream(void* arg);
 bool same_points(const SimJoinState* st);  // both sides hold the same points: a self-join
+PointSet side_points(const SimJoinState* st, const Side* side);  // a side's points for the engine
 void start_stream(SimJoinState* st);
 void stop_stream(SimJoinState* st);
 bool next_batch(SimJoinState* st);

@@ -95,17 +95,19 @@ void destroy_stream(void* arg) {
   delete stream;  // stop(): noexcept
 }
 
+PointSet side_points(const SimJoinState* st, const Side* side) {
+  PointSet points;
+  points.coords = side->points;
+  points.n = side->n_points;
+  points.dim = st->ref.dim;
+  return points;
+}
+
 void start_stream(SimJoinState* st) {
   const bool self_join = same_points(st);
   cpp_guard([st, self_join] {
-    PointSet left;
-    left.coords = st->outer.points;
-    left.n = st->outer.n_points;
-    left.dim = st->ref.dim;
-    PointSet right;
-    right.coords = st->inner.points;
-    right.n = st->inner.n_points;
-    right.dim = st->ref.dim;
+    const PointSet left = side_points(st, &st->outer);
+    const PointSet right = side_points(st, &st->inner);
     JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
     // A key-ordered self-join on a shared scan takes each unordered pair once (custom_scan_pairs
     // tries its orientations): the engine's unique-pairs mode emits exactly those, at half the pairs.

@@ -6,31 +6,7 @@
 -- group keys, an empty side, self-joins, generic plans and rescans. Other shapes get no path.
 LOAD 'simjoin';
 \i test/sql/include/customscan_setup.sql
-
--- agg_compare(query): whether the aggregate scan plans it, the row counts with and without the
--- custom scans, and the rows only one of the two plans returns (multiset difference, both ways).
-CREATE FUNCTION pg_temp.agg_compare(query text,
-    OUT aggregate_scan boolean, OUT rows_custom bigint, OUT rows_native bigint,
-    OUT only_custom bigint, OUT only_native bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  aggregate_scan := false;
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-    IF line LIKE '%Custom Scan (SimilarityJoinAggregate)%' THEN aggregate_scan := true; END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE agg_on AS ' || query;
-  PERFORM set_config('simjoin.enable_customscan', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE agg_off AS ' || query;
-  PERFORM set_config('simjoin.enable_customscan', 'on', true);
-  SELECT count(*) INTO rows_custom FROM agg_on;
-  SELECT count(*) INTO rows_native FROM agg_off;
-  SELECT count(*) INTO only_custom FROM (SELECT * FROM agg_on EXCEPT ALL SELECT * FROM agg_off) d;
-  SELECT count(*) INTO only_native FROM (SELECT * FROM agg_off EXCEPT ALL SELECT * FROM agg_on) d;
-  DROP TABLE agg_on;
-  DROP TABLE agg_off;
-END $$;
+SET simjoin.enable_aggregates = on;
 
 -- whether the plan of a query has the aggregate scan
 CREATE FUNCTION pg_temp.agg_planned(query text) RETURNS boolean
@@ -43,6 +19,16 @@ BEGIN
   END LOOP;
   RETURN false;
 END $$;
+
+-- agg_compare(query): whether the aggregate scan plans it, and cs_compare's row counts with and
+-- without the custom scans and rows only one of the two plans returns.
+CREATE FUNCTION pg_temp.agg_compare(query text,
+    OUT aggregate_scan boolean, OUT rows_custom bigint, OUT rows_native bigint,
+    OUT only_custom bigint, OUT only_native bigint)
+LANGUAGE sql AS $$
+  SELECT pg_temp.agg_planned(query), c.rows_custom, c.rows_native, c.only_custom, c.only_native
+  FROM pg_temp.cs_compare(query) c
+$$;
 
 -- EXPLAIN ANALYZE of a query, as JSON
 CREATE FUNCTION pg_temp.agg_explain_json(query text) RETURNS json

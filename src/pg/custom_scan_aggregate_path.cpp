@@ -27,6 +27,7 @@ extern "C" {
 #include "optimizer/planner.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/fmgroids.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
@@ -146,6 +147,29 @@ int engine_aggregate(PlannerInfo* root, RelOptInfo* joinrel, const JoinFacts& fa
   }
 }
 
+// A self-join's inner input made to return the outer input's columns (its own Vars), where both
+// scan one table: the SimilarityJoin plan then reads the table once for both sides (same_scan in
+// custom_scan_plan.cpp, which checks the rest). The grouped side's key is often a column only the
+// outer input returns.
+Path* inner_like_outer(PlannerInfo* root, Path* outer, Path* inner) {
+  if (!IsA(outer, Path) || !IsA(inner, Path) || outer->pathtype != T_SeqScan ||
+      inner->pathtype != T_SeqScan)
+    return inner;
+  RelOptInfo* outer_rel = outer->parent;
+  RelOptInfo* inner_rel = inner->parent;
+  if (outer_rel->reloptkind != RELOPT_BASEREL || inner_rel->reloptkind != RELOPT_BASEREL ||
+      planner_rt_fetch(outer_rel->relid, root)->relid !=
+          planner_rt_fetch(inner_rel->relid, root)->relid)
+    return inner;
+  PathTarget* target = copy_pathtarget(outer->pathtarget);
+  target->exprs = static_cast<List*>(copyObjectImpl(target->exprs));  // the Vars are shared
+  ChangeVarNodes(reinterpret_cast<Node*>(target->exprs), outer_rel->relid, inner_rel->relid, 0);
+  Path* copy = makeNode(Path);
+  *copy = *inner;
+  copy->pathtarget = target;
+  return copy;
+}
+
 // ---- the path and its plan --------------------------------------------------------------------
 
 Plan* plan_aggregate(PlannerInfo*, RelOptInfo*, CustomPath* best_path, List* tlist, List*,
@@ -232,6 +256,9 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
   // The child: the join path projected to the key and the distance (the pairs with a wild row).
   CustomPath* child = makeNode(CustomPath);
   *child = *join;
+  child->custom_paths = list_make2(facts.outer_path,
+                                   inner_like_outer(root, facts.outer_path,
+                                                    static_cast<Path*>(lsecond(join->custom_paths))));
   PathTarget* child_target = create_empty_pathtarget();
   if (key) add_column_to_pathtarget(child_target, reinterpret_cast<Expr*>(key), 0);
   if (need_distance) add_column_to_pathtarget(child_target, facts.distance, 0);

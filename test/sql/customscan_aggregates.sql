@@ -105,6 +105,9 @@ SELECT a.u IS NULL AS null_key, count(*) AS groups, sum(c) AS pairs FROM (SELECT
   FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 WHERE a.id <= 1200 AND b.id <= 900 GROUP BY a.u) a
   GROUP BY 1 ORDER BY 1;
 -- self-joins: identity pairs at distance 0 count, grouped by a unique and a repeated key
+-- (the table read once for both sides: the inner input returns the outer one's columns)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT a.id, count(*), min(a.v <-> b.v)
+  FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 GROUP BY a.id;
 SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
   FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 GROUP BY a.id');
 SELECT * FROM pg_temp.agg_compare('SELECT b.g, count(*), max(a.v <-> b.v)

@@ -200,4 +200,23 @@ SELECT p ->> 'Engine Aggregates' AS aggregates, p ->> 'Engine Pairs' AS engine_p
     'SELECT a.g, count(*), min(a.v <-> b.v) FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 GROUP BY a.g')
     AS plan) j) x;
 
+-- PostGIS: ST_DWithin on points is decided by the engine exactly where the installed PostGIS
+-- passes the arithmetic probe: counts per group; its distance functions are no min / max here
+SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset
+\if :has_postgis
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS postgis;
+RESET client_min_messages;
+CREATE TABLE agg_geo AS SELECT id, g, CASE WHEN v IS NULL THEN NULL
+  ELSE ST_MakePoint(v[1], v[2]) END AS pt FROM agg_p WHERE id <= 1200 OR id = 5001;
+ANALYZE agg_geo;
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g');
+SELECT * FROM pg_temp.agg_compare('SELECT count(*) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt, b.pt, 1)');
+SELECT pg_temp.agg_planned('SELECT a.g, min(ST_Distance(a.pt, b.pt)) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g') AS postgis_min_distance;
+DROP TABLE agg_geo;
+\endif
+
 DROP TABLE agg_p, agg_q, agg_empty;

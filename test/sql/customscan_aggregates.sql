@@ -200,6 +200,19 @@ SELECT p ->> 'Engine Aggregates' AS aggregates, p ->> 'Engine Pairs' AS engine_p
     'SELECT a.g, count(*), min(a.v <-> b.v) FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 GROUP BY a.g')
     AS plan) j) x;
 
+-- real[] keys (read as doubles by both the operator and the engine) and a real eps
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(a.v::real[] <-> b.v::real[]),
+  max(a.v::real[] <-> b.v::real[]) FROM agg_p a JOIN agg_q b
+  ON a.v::real[] <-> b.v::real[] <= 1.5::real WHERE a.id <= 1200 AND b.id <= 900 GROUP BY a.g');
+
+-- contrib cube: point cubes decided by the engine where the installed cube passes the probe
+SELECT count(*) > 0 AS has_cube FROM pg_available_extensions WHERE name = 'cube' \gset
+\if :has_cube
+CREATE EXTENSION IF NOT EXISTS cube;
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*) FROM agg_p a JOIN agg_q b
+  ON cube(a.v) <-> cube(b.v) <= 2 GROUP BY a.g');
+\endif
+
 -- PostGIS: ST_DWithin on points is decided by the engine exactly where the installed PostGIS
 -- passes the arithmetic probe: counts per group; its distance functions are no min / max here
 SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset
@@ -215,7 +228,9 @@ SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*) FROM agg_geo a JOIN agg_
 SELECT * FROM pg_temp.agg_compare('SELECT count(*) FROM agg_geo a JOIN agg_geo b
   ON ST_DWithin(a.pt, b.pt, 1)');
 SELECT pg_temp.agg_planned('SELECT a.g, min(ST_Distance(a.pt, b.pt)) FROM agg_geo a JOIN agg_geo b
-  ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g') AS postgis_min_distance;
+  ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g') AS postgis_min_distance,
+       pg_temp.agg_planned('SELECT count(*) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt::geography, b.pt::geography, 2)') AS geography_rechecked;
 DROP TABLE agg_geo;
 \endif
 

@@ -4,6 +4,7 @@
 //   SELECT count(*) FROM a JOIN b ON <distance clause>
 //   SELECT a.k, count(*), min(<distance>), max(<distance>) FROM a JOIN b ON ... GROUP BY a.k
 //
+// (and a left join's count(<NOT NULL column of its inner side>) per group of its outer side)
 // where the SimilarityJoin scan took the join as an inner join decided by the engine exactly
 // (engine_is_exact, no other join clause). Its child is that SimilarityJoin plan, which loads
 // both sides and returns only the pairs with a wild row (SimJoinState::engine_by_caller): the
@@ -36,6 +37,8 @@ enum AggregatePrivate : int {
   AGGPRIV_COLLATION,       // the group key's collation
   AGGPRIV_DISTANCE_COLUMN, // the distance's position in the child's target list (-1: none)
   AGGPRIV_KEY_UNIQUE,      // a unique index proves the group key unique (NULLs aside)
+  AGGPRIV_COUNTED_COLUMN,  // a left join's counted column in the child's target list (-1: none,
+                           // each child row counts 1)
   AGGPRIV_COUNT
 };
 

@@ -47,6 +47,7 @@ struct AggregateState {
   Oid eq_operator;
   Oid collation;
   int distance_column;  // in the child's rows (-1: none)
+  int counted_column;   // a left join's counted column in the child's rows (-1: every row counts)
   int n_aggs;
   int* kinds;           // EngineAggregate per aggregate
   int key_need;         // the key's position in the outer side's needed columns
@@ -86,6 +87,7 @@ Node* create_state(CustomScan* cscan) {
   as->collation = static_cast<Oid>(private_int(priv, AGGPRIV_COLLATION));
   as->distance_column = private_int(priv, AGGPRIV_DISTANCE_COLUMN);
   as->key_unique = private_int(priv, AGGPRIV_KEY_UNIQUE) != 0;
+  as->counted_column = private_int(priv, AGGPRIV_COUNTED_COLUMN);
   as->n_aggs = list_length(priv) - AGGPRIV_COUNT;
   as->kinds = static_cast<int*>(palloc(sizeof(int) * Max(as->n_aggs, 1)));
   for (int k = 0; k < as->n_aggs; ++k) as->kinds[k] = private_int(priv, AGGPRIV_COUNT + k);
@@ -250,13 +252,21 @@ void fold_engine_pairs(AggregateState* as) {
   pfree(max_distance);
 }
 
-// The child's rows: pairs with a wild row that the join's clauses accepted.
+// The child's rows: pairs with a wild row that the join's clauses accepted, and a left join's
+// outer rows without such a pair (NULL in the counted column and the distance: a group with
+// count 0 where the engine found no partner either).
 void fold_wild_pairs(AggregateState* as) {
   PlanState* child = &as->join->css.ss.ps;
   for (;;) {
     TupleTableSlot* row = ExecProcNode(child);
     if (TupIsNull(row)) break;
-    as->wild_pairs++;
+    uint64 count = 1;
+    if (as->counted_column >= 0) {
+      bool null;
+      slot_getattr(row, as->counted_column + 1, &null);
+      count = null ? 0 : 1;
+    }
+    as->wild_pairs += count;
     double distance = 0;
     if (as->distance_column >= 0) {
       bool null;
@@ -269,7 +279,7 @@ void fold_wild_pairs(AggregateState* as) {
       const Datum key = slot_getattr(row, 1, &key_null);
       group = group_of(as, key, key_null);
     }
-    fold(group, 1, distance, distance);
+    fold(group, count, distance, distance);
     ResetExprContext(as->css.ss.ps.ps_ExprContext);
   }
 }

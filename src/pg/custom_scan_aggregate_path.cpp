@@ -8,8 +8,10 @@
 // count(*), count(<NOT NULL column>), and min / max of the join's own distance expression (equal()
 // to the one in the distance clause) where the engine's double is PostgreSQL's result (simjoin's
 // operators on real[] / float8[], distance.h); no FILTER, DISTINCT or ORDER BY in them; the join
-// an inner join whose only clause is the distance clause, decided by the engine exactly. Any
-// other shape gets no path, and the query runs as before.
+// an inner join whose only clause is the distance clause, decided by the engine exactly, or such
+// a left join grouped by its kept side with count(<NOT NULL column of the other side>) (no
+// count(*): a row without a partner counts 1 there). Any other shape gets no path, and the query
+// runs as before.
 #include "custom_scan_aggregate.h"
 
 #include "custom_scan_internal.h"
@@ -60,12 +62,14 @@ void forget_registry(void* arg) {
 
 // What the SimilarityJoin path says of its join.
 struct JoinFacts {
+  JoinType jointype;       // JOIN_INNER, or JOIN_LEFT (the outer input's rows kept)
   Path* outer_path;
+  Relids inner_relids;
   Expr* distance;          // the distance expression of the clause (nullptr: ST_DWithin)
   bool distance_is_exact;  // the engine's double is the distance expression's value
 };
 
-// Whether the engine decides the join alone: an inner join, exact, no other clause.
+// Whether the engine decides the join alone: an inner or left join, exact, no other clause.
 bool join_facts(PlannerInfo* root, const CustomPath* path, JoinFacts* facts) {
   List* priv = path->custom_private;
   if (list_length(priv) > PATH_ORDERED) return false;  // an ordered variant
@@ -74,9 +78,12 @@ bool join_facts(PlannerInfo* root, const CustomPath* path, JoinFacts* facts) {
   List* form = static_cast<List*>(lthird(priv));
   List* forms = static_cast<List*>(list_nth(priv, 5));
   if (list_length(restrictlist) != 1 || intVal(lsecond(distance)) == 0 ||
-      list_nth(priv, 4) != NIL || intVal(lfourth(forms)) != JOIN_INNER)
+      list_nth(priv, 4) != NIL)
     return false;
+  facts->jointype = static_cast<JoinType>(intVal(lfourth(forms)));
+  if (facts->jointype != JOIN_INNER && facts->jointype != JOIN_LEFT) return false;
   facts->outer_path = static_cast<Path*>(linitial(path->custom_paths));
+  facts->inner_relids = static_cast<Path*>(lsecond(path->custom_paths))->parent->relids;
   facts->distance = nullptr;
   Expr* clause = static_cast<Expr*>(linitial(distance));
   if (IsA(clause, OpExpr)) {
@@ -126,18 +133,23 @@ bool unique_column(PlannerInfo* root, const Var* var) {
   return false;
 }
 
-// The engine's aggregate for an Aggref, or -1.
+// The engine's aggregate for an Aggref, or -1. A left join's rows without a partner count 0:
+// count(<NOT NULL column of the inner side>) only (*counted: that column).
 int engine_aggregate(PlannerInfo* root, RelOptInfo* joinrel, const JoinFacts& facts,
-                     const Aggref* agg) {
+                     const Aggref* agg, Expr** counted) {
   if (agg->aggfilter || agg->aggdistinct != NIL || agg->aggorder != NIL || agg->agglevelsup != 0 ||
       agg->aggsplit != AGGSPLIT_SIMPLE || agg->aggkind != AGGKIND_NORMAL)
     return -1;
   Expr* arg = list_length(agg->args) == 1 ? linitial_node(TargetEntry, agg->args)->expr : nullptr;
   switch (agg->aggfnoid) {
     case F_COUNT_:
-      return AGG_COUNT;
+      return facts.jointype == JOIN_INNER ? AGG_COUNT : -1;
     case F_COUNT_ANY:
-      return arg && not_null_column(root, joinrel, arg) ? AGG_COUNT : -1;
+      if (!arg || !not_null_column(root, joinrel, arg)) return -1;
+      if (facts.jointype == JOIN_INNER) return AGG_COUNT;
+      if (!bms_is_member(reinterpret_cast<Var*>(arg)->varno, facts.inner_relids)) return -1;
+      if (!*counted) *counted = arg;
+      return AGG_COUNT;
     case F_MIN_FLOAT8:
     case F_MAX_FLOAT8:
       if (!arg || !facts.distance_is_exact || !equal(arg, facts.distance)) return -1;
@@ -164,6 +176,10 @@ Path* inner_like_outer(PlannerInfo* root, Path* outer, Path* inner) {
   PathTarget* target = copy_pathtarget(outer->pathtarget);
   target->exprs = static_cast<List*>(copyObjectImpl(target->exprs));  // the Vars are shared
   ChangeVarNodes(reinterpret_cast<Node*>(target->exprs), outer_rel->relid, inner_rel->relid, 0);
+  ListCell* lc;
+  foreach (lc, inner->pathtarget->exprs)  // and its own (then the scans differ and are not shared)
+    if (!list_member(target->exprs, lfirst(lc)))
+      add_column_to_pathtarget(target, static_cast<Expr*>(lfirst(lc)), 0);
   Path* copy = makeNode(Path);
   *copy = *inner;
   copy->pathtarget = target;
@@ -237,6 +253,7 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
   List* aggs = NIL;
   List* kinds = NIL;
   bool need_distance = false;
+  Expr* counted = nullptr;  // a left join's counted column
   List* items = pull_var_clause(reinterpret_cast<Node*>(grouped_rel->reltarget->exprs),
                                 PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
                                     PVC_INCLUDE_PLACEHOLDERS);
@@ -245,7 +262,8 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
     if (IsA(item, Var) && key && equal(item, key)) continue;
     if (!IsA(item, Aggref)) return;
     if (list_member(aggs, item)) continue;
-    const int kind = engine_aggregate(root, input_rel, facts, reinterpret_cast<Aggref*>(item));
+    const int kind =
+        engine_aggregate(root, input_rel, facts, reinterpret_cast<Aggref*>(item), &counted);
     if (kind < 0) return;
     need_distance = need_distance || kind != AGG_COUNT;
     aggs = lappend(aggs, item);
@@ -253,15 +271,19 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
   }
   if (aggs == NIL) return;
 
-  // The child: the join path projected to the key and the distance (the pairs with a wild row).
+  // The child: the join path projected to the key, the distance and a left join's counted column
+  // (the pairs with a wild row; a left join's outer rows without a partner among them).
   CustomPath* child = makeNode(CustomPath);
   *child = *join;
-  child->custom_paths = list_make2(facts.outer_path,
-                                   inner_like_outer(root, facts.outer_path,
-                                                    static_cast<Path*>(lsecond(join->custom_paths))));
+  Path* inner_path = static_cast<Path*>(lsecond(join->custom_paths));
+  child->custom_paths = list_make2(
+      facts.outer_path, facts.jointype == JOIN_INNER
+                            ? inner_like_outer(root, facts.outer_path, inner_path)
+                            : inner_path);
   PathTarget* child_target = create_empty_pathtarget();
   if (key) add_column_to_pathtarget(child_target, reinterpret_cast<Expr*>(key), 0);
   if (need_distance) add_column_to_pathtarget(child_target, facts.distance, 0);
+  if (counted) add_column_to_pathtarget(child_target, counted, 0);
   child->path.pathtarget = set_pathtarget_cost_width(root, child_target);
 
   // Cost: the join path without handing its pairs on (each pair is one fold in the engine's
@@ -269,13 +291,14 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
   // per group.
   const double pairs = join->path.rows;
   const double outer_rows = facts.outer_path->rows;
+  const double grouped_rows = facts.jointype == JOIN_LEFT ? outer_rows : Min(pairs, outer_rows);
   const double groups =
-      key ? estimate_num_groups(root, list_make1(key), Max(Min(pairs, outer_rows), 1.0), nullptr,
-                                nullptr)
+      key ? estimate_num_groups(root, list_make1(key), Max(grouped_rows, 1.0), nullptr, nullptr)
           : 1;
-  const bool unique = key && unique_column(root, key);
+  // (a left join's groups without a partner come from the child: never read in place)
+  const bool unique = key && facts.jointype == JOIN_INNER && unique_column(root, key);
   const Cost folded = join->path.total_cost - pairs * cpu_tuple_cost +
-                      (key && !unique ? Min(pairs, outer_rows) * 2 * cpu_operator_cost : 0) +
+                      (key && !unique ? grouped_rows * 2 * cpu_operator_cost : 0) +
                       list_length(aggs) * groups * cpu_operator_cost;
 
   CustomPath* cpath = makeNode(CustomPath);
@@ -292,12 +315,13 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
   cpath->path.pathkeys = NIL;
   cpath->flags = 0;
   cpath->custom_paths = list_make1(child);
+  const int distance_column = need_distance ? (key ? 1 : 0) : -1;
   List* priv = list_make5(makeInteger(key != nullptr), makeInteger(static_cast<int>(eq_operator)),
                           makeInteger(key ? static_cast<int>(exprCollation(
                                                 reinterpret_cast<Node*>(key)))
                                           : 0),
-                          makeInteger(need_distance ? (key ? 1 : 0) : -1),
-                          makeInteger(unique));
+                          makeInteger(distance_column), makeInteger(unique));
+  priv = lappend(priv, makeInteger(counted ? Max(distance_column, key ? 0 : -1) + 1 : -1));
   foreach (lc, kinds) priv = lappend(priv, makeInteger(lfirst_int(lc)));
   cpath->custom_private =
       list_make2(key ? lcons(key, list_copy(aggs)) : aggs, priv);

@@ -128,6 +128,25 @@ RESET simjoin.enable_customscan;
 SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*) FROM agg_p a JOIN agg_q b
   ON a.v <-> b.v <= 2 WHERE b.k + 0 > 100 GROUP BY a.id');
 
+-- a left join: count(<NOT NULL column of the inner side>) per row of the kept side, 0 (and NULL
+-- distances) for rows without a partner (NULL vectors, NaN, no neighbour, an empty inner side)
+EXPLAIN (COSTS OFF) SELECT a.id, count(b.id), min(a.v <-> b.v) FROM agg_p a LEFT JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.id;
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(b.id), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a LEFT JOIN agg_q b ON a.v <-> b.v <= 1 GROUP BY a.id');
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(b.id), min(a.v <-> b.v)
+  FROM agg_p a LEFT JOIN agg_q b ON a.v <-> b.v <= 1 GROUP BY a.g');
+SELECT * FROM pg_temp.agg_compare('SELECT b.k, count(a.id) FROM agg_q b LEFT JOIN agg_p a
+  ON a.v <-> b.v <= 0.5 GROUP BY b.k');
+SELECT * FROM pg_temp.agg_compare('SELECT a.u, count(b.id) FROM agg_p a LEFT JOIN agg_p b
+  ON a.v <-> b.v <= 1 GROUP BY a.u');
+SELECT * FROM pg_temp.agg_compare('SELECT count(b.id) FROM agg_p a LEFT JOIN agg_q b
+  ON a.v <-> b.v <= 2');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(b.id), max(a.v <-> b.v) FROM agg_p a
+  LEFT JOIN (SELECT * FROM agg_q WHERE k + 0 > 100) b ON a.v <-> b.v <= 2 GROUP BY a.id');
+SELECT count(*) FILTER (WHERE c = 0) AS without_partner, count(*) AS groups FROM (SELECT a.id,
+  count(b.id) AS c FROM agg_p a LEFT JOIN agg_q b ON a.v <-> b.v <= 1 GROUP BY a.id) s;
+
 -- generic plans: eps a parameter
 SET plan_cache_mode = force_generic_plan;
 PREPARE agg_by_g(float8) AS SELECT a.g, count(*) AS c, min(a.v <-> b.v) AS mn, max(a.v <-> b.v) AS mx
@@ -173,8 +192,10 @@ SELECT pg_temp.agg_planned('SELECT a.g, count(*) FROM agg_p a JOIN agg_q b ON a.
   GROUP BY a.g') AS sum_aggregate,
        pg_temp.agg_planned('SELECT a.g, min(b.v <-> a.v) FROM agg_p a JOIN agg_q b
   ON a.v <-> b.v <= 2 GROUP BY a.g') AS other_distance,
-       pg_temp.agg_planned('SELECT a.id, count(b.id) FROM agg_p a LEFT JOIN agg_q b
-  ON a.v <-> b.v <= 2 GROUP BY a.id') AS left_join,
+       pg_temp.agg_planned('SELECT a.id, count(*) FROM agg_p a LEFT JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.id') AS left_join_count_star,
+       pg_temp.agg_planned('SELECT a.id, count(b.k) FROM agg_p a LEFT JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.id') AS left_join_nullable,
        pg_temp.agg_planned('SELECT a.g, b.k, count(*) FROM agg_p a JOIN agg_q b
   ON a.v <-> b.v <= 2 GROUP BY a.g, b.k') AS two_keys,
        pg_temp.agg_planned('SELECT a.g % 3, count(*) FROM agg_p a JOIN agg_q b

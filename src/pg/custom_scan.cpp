@@ -14,6 +14,7 @@
 // computing a distance between the two inputs is not taken.
 #include "custom_scan.h"
 
+#include "custom_scan_aggregate.h"
 #include "custom_scan_match.h"
 #include "pg_guard.h"
 
@@ -266,6 +267,8 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
       list_make4(makeInteger(match.radius_side), match.scale, makeInteger(key_order),
                  makeInteger(jointype)));
   cpath->methods = &path_methods;
+  // For the aggregates computed in the engine (before add_path, which may free cpath).
+  note_similarity_join(root, joinrel, cpath);
   // The same join grouped by outer row on each outer input path with useful pathkeys (before
   // add_path, which may free cpath).
   if (ordered_output_fits(candidates))
@@ -353,6 +356,7 @@ void custom_scan_init() {
   nearest_init();
   RegisterCustomScanMethods(&scan_methods);
   register_form_invalidation();
+  aggregate_path_init();
   prev_join_pathlist_hook = set_join_pathlist_hook;
   set_join_pathlist_hook = join_pathlist_hook;
 }

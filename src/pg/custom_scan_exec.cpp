@@ -277,7 +277,8 @@ void start_scan(SimJoinState* st) {
   st->phase = 0;
   st->wi = st->wj = 0;
   st->form_state->mirror_pending = st->form_state->mirror_needed = false;
-  if (st->use_engine && st->outer.n_points > 0 && st->inner.n_points > 0) start_stream(st);
+  if (st->use_engine && st->outer.n_points > 0 && st->inner.n_points > 0 && !st->engine_by_caller)
+    start_stream(st);
   start_ordered_output(st);
 }
 

@@ -190,6 +190,9 @@ struct SimJoinState {
   struct OrderedOutput* ordered_output;
   // The ordered output keeps only each outer point's nearest engine pair (OUTPUT_NEAREST).
   bool nearest;
+  // A parent runs the engine on the loaded sides itself (custom_scan_aggregate_exec.cpp): the
+  // scan starts no stream and returns only the pairs with a wild row.
+  bool engine_by_caller;
 };
 
 // ---- growing palloc'd arrays -----------------------------------------------------------------
@@ -232,6 +235,8 @@ void order_points(SimJoinState* st, Side* side);
 
 // ---- custom_scan_stream.cpp -------------------------------------------------------------------
 void destroy_stream(void* arg);
+bool same_points(const SimJoinState* st);  // both sides hold the same points: a self-join
+PointSet side_points(const SimJoinState* st, const Side* side);  // a side's points for the engine
 void start_stream(SimJoinState* st);
 void stop_stream(SimJoinState* st);
 bool next_batch(SimJoinState* st);

@@ -49,22 +49,6 @@ void add_totals(EngineTotals* t, const JoinStats& stats) {
   }
 }
 
-// Whether both sides hold the same points in the same order (a self-join, both children reading
-// the same rows): the engine then joins one set with itself (SelfPairs::All: every pair (i, j)
-// and (j, i) with d <= bound, and (i, i)), which is the same set of index pairs as the two-input
-// join of two identical sets, at about half the work (each pair of cells once). The distances
-// are symmetric bit for bit ((a - b)^2 = (b - a)^2, |a - b| = |b - a|), and d(p, p) = 0 is within
-// any bound the engine runs with (an engine run needs bound >= 0). Compared bytewise, so -0.0
-// against 0.0 or differing NaN payloads (never in points anyway) only cost the shortcut.
-bool same_points(const SimJoinState* st) {
-  const Side& a = st->outer;
-  const Side& b = st->inner;
-  if (a.n_points != b.n_points || a.n_points == 0) return false;
-  if (a.points == b.points) return true;  // borrowed (same_scan)
-  return std::memcmp(a.points, b.points,
-                     sizeof(double) * static_cast<size_t>(a.n_points) * st->ref.dim) == 0;
-}
-
 // The stream ended by itself: totals, NOTICEs, the engine's error. Returns true when the engine
 // stopped for an interrupt.
 bool finish_stream(SimJoinState* st) {
@@ -83,6 +67,22 @@ bool finish_stream(SimJoinState* st) {
 
 }  // namespace
 
+// Whether both sides hold the same points in the same order (a self-join, both children reading
+// the same rows): the engine then joins one set with itself (SelfPairs::All: every pair (i, j)
+// and (j, i) with d <= bound, and (i, i)), which is the same set of index pairs as the two-input
+// join of two identical sets, at about half the work (each pair of cells once). The distances
+// are symmetric bit for bit ((a - b)^2 = (b - a)^2, |a - b| = |b - a|), and d(p, p) = 0 is within
+// any bound the engine runs with (an engine run needs bound >= 0). Compared bytewise, so -0.0
+// against 0.0 or differing NaN payloads (never in points anyway) only cost the shortcut.
+bool same_points(const SimJoinState* st) {
+  const Side& a = st->outer;
+  const Side& b = st->inner;
+  if (a.n_points != b.n_points || a.n_points == 0) return false;
+  if (a.points == b.points) return true;  // borrowed (same_scan)
+  return std::memcmp(a.points, b.points,
+                     sizeof(double) * static_cast<size_t>(a.n_points) * st->ref.dim) == 0;
+}
+
 // Stops and joins the producer and frees the stream; never raises. Also the arrays context's
 // reset callback: on an ERROR the query's memory goes away, and the producer (which reads the
 // coordinates in that context) is stopped before it is freed.
@@ -95,17 +95,19 @@ void destroy_stream(void* arg) {
   delete stream;  // stop(): noexcept
 }
 
+PointSet side_points(const SimJoinState* st, const Side* side) {
+  PointSet points;
+  points.coords = side->points;
+  points.n = side->n_points;
+  points.dim = st->ref.dim;
+  return points;
+}
+
 void start_stream(SimJoinState* st) {
   const bool self_join = same_points(st);
   cpp_guard([st, self_join] {
-    PointSet left;
-    left.coords = st->outer.points;
-    left.n = st->outer.n_points;
-    left.dim = st->ref.dim;
-    PointSet right;
-    right.coords = st->inner.points;
-    right.n = st->inner.n_points;
-    right.dim = st->ref.dim;
+    const PointSet left = side_points(st, &st->outer);
+    const PointSet right = side_points(st, &st->inner);
     JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
     // A key-ordered self-join on a shared scan takes each unordered pair once (custom_scan_pairs
     // tries its orientations): the engine's unique-pairs mode emits exactly those, at half the pairs.

@@ -8,6 +8,8 @@
 -- distance are compared.
 LOAD 'simjoin';
 \i test/sql/include/customscan_setup.sql
+-- The setup turns the engine's aggregates off for the join scan's tests; this test needs them.
+SET simjoin.enable_aggregates = on;
 
 -- dn_plan(query): whether the plan keeps the nearest pair in the engine.
 CREATE FUNCTION pg_temp.dn_plan(query text) RETURNS boolean

@@ -1,0 +1,267 @@
+-- Aggregates over a similarity join computed in the engine (the SimilarityJoinAggregate scan):
+-- count(*) of the join, and GROUP BY a column of one side with count(*), count(<NOT NULL
+-- column>), min and max of the join's own distance. Every query is compared with PostgreSQL's
+-- own plan (enable_customscan = off), multisets both ways: integer lattices put pairs exactly at
+-- eps and many ties in the smallest distance; NULL, NaN and infinite vectors, NULL and repeated
+-- group keys, an empty side, self-joins, generic plans and rescans. Other shapes get no path.
+LOAD 'simjoin';
+\i test/sql/include/customscan_setup.sql
+SET simjoin.enable_aggregates = on;
+
+-- whether the plan of a query has the aggregate scan
+CREATE FUNCTION pg_temp.agg_planned(query text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+    IF line LIKE '%SimilarityJoinAggregate%' THEN RETURN true; END IF;
+  END LOOP;
+  RETURN false;
+END $$;
+
+-- agg_compare(query): whether the aggregate scan plans it, and cs_compare's row counts with and
+-- without the custom scans and rows only one of the two plans returns.
+CREATE FUNCTION pg_temp.agg_compare(query text,
+    OUT aggregate_scan boolean, OUT rows_custom bigint, OUT rows_native bigint,
+    OUT only_custom bigint, OUT only_native bigint)
+LANGUAGE sql AS $$
+  SELECT pg_temp.agg_planned(query), c.rows_custom, c.rows_native, c.only_custom, c.only_native
+  FROM pg_temp.cs_compare(query) c
+$$;
+
+-- EXPLAIN ANALYZE of a query, as JSON
+CREATE FUNCTION pg_temp.agg_explain_json(query text) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || query INTO plan;
+  RETURN plan;
+END $$;
+
+SELECT setseed(0.17);
+-- p: a 2-D integer lattice (pairs at exactly 1, 2, sqrt 2, ...; duplicates), g a repeated group
+-- key with NULLs; q: another lattice, k repeated, and wild or keyless rows on both sides.
+CREATE TABLE agg_p (id int PRIMARY KEY, g int, v float8[]);
+CREATE TABLE agg_q (id int PRIMARY KEY, k int, v float8[]);
+CREATE TABLE agg_empty (id int PRIMARY KEY, v float8[]);
+INSERT INTO agg_p SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE i % 13 END,
+                         ARRAY[floor(random() * 30), floor(random() * 30)]
+  FROM generate_series(1, 1200) i;
+INSERT INTO agg_q SELECT i, i % 17, ARRAY[floor(random() * 30), floor(random() * 30)]
+  FROM generate_series(1, 900) i;
+-- (wild rows: NaN and infinite coordinates never match; 1e300 is beyond what the engine reads
+-- faithfully and is left to the operator, which pairs it with itself and its copy in q)
+INSERT INTO agg_p VALUES (5001, 1, NULL), (5002, NULL, NULL), (5003, 2, ARRAY['NaN'::float8, 3]),
+  (5004, 3, ARRAY['Infinity'::float8, 3]), (5005, NULL, ARRAY[3, 3]), (5006, 4, ARRAY[1e300, 3]),
+  (5007, 4, ARRAY[1e300, 3]);
+INSERT INTO agg_q VALUES (5001, 1, NULL), (5003, 2, ARRAY['NaN'::float8, 3]),
+  (5004, 3, ARRAY['-Infinity'::float8, 3]), (5005, NULL, ARRAY[3, 4]), (5006, 4, ARRAY[1e300, 3]);
+ANALYZE agg_p;
+ANALYZE agg_q;
+
+-- count(*) of the join, two inputs and a self-join (every row its own partner)
+EXPLAIN (COSTS OFF) SELECT count(*) FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2;
+SELECT * FROM pg_temp.agg_compare('SELECT count(*) FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2');
+SELECT * FROM pg_temp.agg_compare('SELECT count(*) FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1');
+SELECT * FROM pg_temp.agg_compare('SELECT count(*) FROM agg_p a JOIN agg_p b ON a.v <-> b.v < 1');
+SELECT * FROM pg_temp.agg_compare('SELECT count(*) FROM agg_p a JOIN agg_p b ON a.v <+> b.v <= 3');
+SELECT * FROM pg_temp.agg_compare(
+  'SELECT count(*) FROM agg_p a JOIN agg_q b ON b.v <-> a.v <= 2 WHERE a.g > 3 AND b.k < 9');
+-- an empty side: one row, 0
+SELECT * FROM pg_temp.agg_compare('SELECT count(*) FROM agg_p a JOIN agg_empty b ON a.v <-> b.v <= 2');
+SELECT count(*) FROM agg_p a JOIN agg_empty b ON a.v <-> b.v <= 2;
+
+-- GROUP BY a unique key: ties in the smallest distance, pairs at exactly eps
+EXPLAIN (COSTS OFF) SELECT a.id, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 GROUP BY a.id;
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 GROUP BY a.id');
+-- the other side's key (the grouped side becomes the outer one), a NOT NULL column counted
+SELECT * FROM pg_temp.agg_compare('SELECT b.id, count(a.id), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 GROUP BY b.id');
+-- a repeated key with NULLs (one group): per-row results combined per group value
+EXPLAIN (COSTS OFF) SELECT a.g, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 1.5 GROUP BY a.g;
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 1.5 GROUP BY a.g');
+SELECT a.g, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 1.5 GROUP BY a.g ORDER BY a.g;
+SELECT * FROM pg_temp.agg_compare('SELECT b.k, count(*), min(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 3 GROUP BY b.k');
+-- a unique key without wild rows: each point its own group, read in place; NULLs of a unique
+-- column (u) still form one group
+ALTER TABLE agg_p ADD COLUMN u int UNIQUE;
+UPDATE agg_p SET u = CASE WHEN id % 7 = 0 THEN NULL ELSE id END;
+ANALYZE agg_p;
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 WHERE a.id <= 1200 AND b.id <= 900 GROUP BY a.id');
+SELECT * FROM pg_temp.agg_compare('SELECT a.u, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 WHERE a.id <= 1200 AND b.id <= 900 GROUP BY a.u');
+SELECT * FROM pg_temp.agg_compare('SELECT a.u, count(*), min(a.v <-> b.v)
+  FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 WHERE a.id <= 1200 AND b.id <= 1200 GROUP BY a.u');
+SELECT a.u IS NULL AS null_key, count(*) AS groups, sum(c) AS pairs FROM (SELECT a.u, count(*) AS c
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 WHERE a.id <= 1200 AND b.id <= 900 GROUP BY a.u) a
+  GROUP BY 1 ORDER BY 1;
+-- self-joins: identity pairs at distance 0 count, grouped by a unique and a repeated key
+-- (the table read once for both sides: the inner input returns the outer one's columns)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT a.id, count(*), min(a.v <-> b.v)
+  FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 GROUP BY a.id;
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 GROUP BY a.id');
+SELECT * FROM pg_temp.agg_compare('SELECT b.g, count(*), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 2 GROUP BY b.g');
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(a.v <+> b.v), max(a.v <+> b.v)
+  FROM agg_p a JOIN agg_p b ON a.v <+> b.v <= 2 GROUP BY a.g');
+-- expressions over the key and the aggregates, ORDER BY and LIMIT above
+SELECT * FROM pg_temp.agg_compare('SELECT a.g + 1 AS g1, count(*) * 2 AS c2,
+  max(a.v <-> b.v) - min(a.v <-> b.v) AS spread
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 GROUP BY a.g');
+SELECT a.g, count(*) AS c FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2
+  GROUP BY a.g ORDER BY c DESC, a.g LIMIT 3;
+SET simjoin.enable_customscan = off;
+SELECT a.g, count(*) AS c FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2
+  GROUP BY a.g ORDER BY c DESC, a.g LIMIT 3;
+RESET simjoin.enable_customscan;
+-- a side empty when run (the planner expects a third of q): no group
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2 WHERE b.k + 0 > 100 GROUP BY a.id');
+
+-- a left join: count(<NOT NULL column of the inner side>) per row of the kept side, 0 (and NULL
+-- distances) for rows without a partner (NULL vectors, NaN, no neighbour, an empty inner side)
+EXPLAIN (COSTS OFF) SELECT a.id, count(b.id), min(a.v <-> b.v) FROM agg_p a LEFT JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.id;
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(b.id), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a LEFT JOIN agg_q b ON a.v <-> b.v <= 1 GROUP BY a.id');
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(b.id), min(a.v <-> b.v)
+  FROM agg_p a LEFT JOIN agg_q b ON a.v <-> b.v <= 1 GROUP BY a.g');
+SELECT * FROM pg_temp.agg_compare('SELECT b.k, count(a.id) FROM agg_q b LEFT JOIN agg_p a
+  ON a.v <-> b.v <= 0.5 GROUP BY b.k');
+SELECT * FROM pg_temp.agg_compare('SELECT a.u, count(b.id) FROM agg_p a LEFT JOIN agg_p b
+  ON a.v <-> b.v <= 1 GROUP BY a.u');
+SELECT * FROM pg_temp.agg_compare('SELECT count(b.id) FROM agg_p a LEFT JOIN agg_q b
+  ON a.v <-> b.v <= 2');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(b.id), max(a.v <-> b.v) FROM agg_p a
+  LEFT JOIN (SELECT * FROM agg_q WHERE k + 0 > 100) b ON a.v <-> b.v <= 2 GROUP BY a.id');
+SELECT count(*) FILTER (WHERE c = 0) AS without_partner, count(*) AS groups FROM (SELECT a.id,
+  count(b.id) AS c FROM agg_p a LEFT JOIN agg_q b ON a.v <-> b.v <= 1 GROUP BY a.id) s;
+
+-- generic plans: eps a parameter
+SET plan_cache_mode = force_generic_plan;
+PREPARE agg_by_g(float8) AS SELECT a.g, count(*) AS c, min(a.v <-> b.v) AS mn, max(a.v <-> b.v) AS mx
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= $1 GROUP BY a.g;
+PREPARE agg_total(float8) AS SELECT count(*) FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= $1;
+EXPLAIN (COSTS OFF) EXECUTE agg_by_g(2);
+CREATE TEMP TABLE agg_generic AS EXECUTE agg_by_g(2);
+SET simjoin.enable_customscan = off;
+SELECT count(*) AS only_generic FROM (TABLE agg_generic EXCEPT ALL
+  SELECT a.g, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 GROUP BY a.g) d;
+SELECT count(*) AS only_native FROM (SELECT a.g, count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2 GROUP BY a.g EXCEPT ALL TABLE agg_generic) d;
+SELECT count(*) FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1.5;
+RESET simjoin.enable_customscan;
+EXECUTE agg_total(1.5);
+EXECUTE agg_total(NULL);
+EXECUTE agg_total(-1);
+DEALLOCATE agg_by_g;
+DEALLOCATE agg_total;
+RESET plan_cache_mode;
+
+-- rescans: the join's bound from the outer query (a LATERAL subquery, a subquery per row)
+EXPLAIN (COSTS OFF) SELECT e, s.c FROM (VALUES (0.5), (1), (2), (NULL)) x(e),
+  LATERAL (SELECT count(*) AS c FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= x.e) s;
+SELECT * FROM pg_temp.agg_compare('SELECT e, s.c FROM (VALUES (0.5), (1), (2), (NULL)) x(e),
+  LATERAL (SELECT count(*) AS c FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= x.e) s');
+SELECT * FROM pg_temp.agg_compare('SELECT e, (SELECT max(c) FROM (SELECT a.g, count(*) AS c
+  FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= x.e GROUP BY a.g) s) FROM (VALUES (1), (2), (3)) x(e)');
+
+-- no path: HAVING, count(DISTINCT), FILTER, a second join clause, another aggregate, the distance
+-- written otherwise, a LEFT JOIN, a key of both sides, an expression key, a nullable column
+-- counted; nor with simjoin.enable_aggregates off
+SELECT pg_temp.agg_planned('SELECT a.g, count(*) FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2
+  GROUP BY a.g HAVING count(*) > 10') AS having_clause,
+       pg_temp.agg_planned('SELECT count(DISTINCT a.g) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2') AS distinct_count,
+       pg_temp.agg_planned('SELECT count(*) FILTER (WHERE a.g > 2) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2') AS filter,
+       pg_temp.agg_planned('SELECT count(*) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2 AND a.g < b.k') AS second_qual,
+       pg_temp.agg_planned('SELECT a.g, sum(b.k) FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2
+  GROUP BY a.g') AS sum_aggregate,
+       pg_temp.agg_planned('SELECT a.g, min(b.v <-> a.v) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.g') AS other_distance,
+       pg_temp.agg_planned('SELECT a.id, count(*) FROM agg_p a LEFT JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.id') AS left_join_count_star,
+       pg_temp.agg_planned('SELECT a.id, count(b.k) FROM agg_p a LEFT JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.id') AS left_join_nullable,
+       pg_temp.agg_planned('SELECT a.g, b.k, count(*) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.g, b.k') AS two_keys,
+       pg_temp.agg_planned('SELECT a.g % 3, count(*) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.g % 3') AS expression_key,
+       pg_temp.agg_planned('SELECT a.id, count(b.k) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.id') AS nullable_count;
+SELECT pg_temp.agg_planned('SELECT count(*) FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2')
+  AS accepted;
+SET simjoin.enable_aggregates = off;
+SELECT pg_temp.agg_planned('SELECT count(*) FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2')
+  AS aggregates_off;
+RESET simjoin.enable_aggregates;
+-- the rejected shapes still give PostgreSQL's answer
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.g HAVING count(*) > 10');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(b.k) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2 GROUP BY a.id');
+
+-- EXPLAIN ANALYZE: the engine's pairs and the groups
+SELECT p ->> 'Engine Aggregates' AS aggregates, p ->> 'Engine Pairs' AS engine_pairs,
+       p ->> 'Pairs With Wild Rows' AS wild_pairs, p ->> 'Groups' AS groups
+  FROM (SELECT (plan -> 0 -> 'Plan') AS p FROM (SELECT pg_temp.agg_explain_json(
+    'SELECT a.g, count(*), min(a.v <-> b.v) FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 GROUP BY a.g')
+    AS plan) j) x;
+
+-- real[] keys (read as doubles by both the operator and the engine) and a real eps
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(a.v::real[] <-> b.v::real[]),
+  max(a.v::real[] <-> b.v::real[]) FROM agg_p a JOIN agg_q b
+  ON a.v::real[] <-> b.v::real[] <= 1.5::real WHERE a.id <= 1200 AND b.id <= 900 GROUP BY a.g');
+
+-- contrib cube: point cubes decided by the engine where the installed cube passes the probe
+SELECT count(*) > 0 AS has_cube FROM pg_available_extensions WHERE name = 'cube' \gset
+\if :has_cube
+CREATE EXTENSION IF NOT EXISTS cube;
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*) FROM agg_p a JOIN agg_q b
+  ON cube(a.v) <-> cube(b.v) <= 2 GROUP BY a.g');
+DROP EXTENSION cube;  -- as the other tests expect to find the database
+\endif
+
+-- PostGIS: ST_DWithin on points is decided by the engine exactly where the installed PostGIS
+-- passes the arithmetic probe: counts per group; its distance functions are no min / max here
+SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset
+\if :has_postgis
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS postgis;
+RESET client_min_messages;
+CREATE TABLE agg_geo AS SELECT id, g, CASE WHEN v IS NULL THEN NULL
+  ELSE ST_MakePoint(v[1], v[2]) END AS pt FROM agg_p WHERE id <= 1200 OR id = 5001;
+ANALYZE agg_geo;
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g');
+SELECT * FROM pg_temp.agg_compare('SELECT count(*) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt, b.pt, 1)');
+SELECT pg_temp.agg_planned('SELECT a.g, min(ST_Distance(a.pt, b.pt)) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g') AS postgis_min_distance,
+       pg_temp.agg_planned('SELECT count(*) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt::geography, b.pt::geography, 2)') AS geography_rechecked;
+-- where the engine cannot help (a few outer rows, PostGIS's GiST index), PostgreSQL's plan wins
+CREATE INDEX ON agg_geo USING gist (pt);
+CREATE UNIQUE INDEX ON agg_geo (id);
+ANALYZE agg_geo;
+EXPLAIN (COSTS OFF) SELECT a.id, count(*) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt, b.pt, 2) WHERE a.id IN (5, 7) GROUP BY a.id;
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt, b.pt, 2) WHERE a.id IN (5, 7) GROUP BY a.id');
+DROP TABLE agg_geo;
+\endif
+
+DROP TABLE agg_p, agg_q, agg_empty;

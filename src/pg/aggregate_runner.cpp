@@ -1,6 +1,16 @@
+// The aggregates' route (aggregate_runner.h): route_join decides once per aggregate; the GPU
+// service runs the whole aggregate as one job (service_aggregate_client.h), this backend folds the
+// pairs of its own CPU engine otherwise, or after the service failed with gpu_error = fallback.
 #include "aggregate_runner.h"
 
+#include <optional>
+#include <string>
+
+#include "cpu_thread_cap.h"
 #include "engine_runner.h"
+#include "pg_guard.h"
+#include "service_aggregate_client.h"
+#include "service_client.h"
 
 namespace simjoin::pg {
 
@@ -8,9 +18,18 @@ namespace {
 
 bool no_interrupt() { return !interrupt_pending(); }
 
-JoinStats run_routed(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                     PairSink& sink) {
-  return run_engine(left, right, spec, sink);
+// One join of the aggregate on this backend's CPU engine, on leased threads, with its NOTICE.
+JoinStats run_on_leased_cpu(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                            PairSink& sink) {
+  const CpuThreadLease threads(spec.threads);
+  JoinStats stats = run_join(left, right, on_leased_cpu(spec, threads), sink);
+  report_join(stats, std::string());
+  return stats;
+}
+
+void notice_fallback(const std::string& note) {
+  if (note.empty()) return;
+  pg_call([&note] { ereport(NOTICE, (errmsg("simjoin: %s", note.c_str()))); });
 }
 
 }  // namespace
@@ -18,12 +37,38 @@ JoinStats run_routed(const PointSet& left, const PointSet* right, const JoinSpec
 NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* right,
                                        const JoinSpec& spec, StatsSide side,
                                        const std::uint64_t* partner_ranks) {
-  return run_neighbour_stats(left, right, spec, side, partner_ranks, no_interrupt, run_routed);
+  std::string note;
+  std::optional<JoinWork> work;
+  if (route_join(left, right, spec, &note, &work) == Device::Gpu) {
+    std::optional<NeighbourStats> stats =
+        neighbour_stats_on_service(left, right, spec, side, partner_ranks, std::move(work), &note);
+    if (stats) {
+      if (!stats->join.stopped) report_join(stats->join, std::string());
+      return std::move(*stats);
+    }
+  }
+  notice_fallback(note);
+  return run_neighbour_stats(left, right, spec, side, partner_ranks, no_interrupt,
+                             run_on_leased_cpu);
 }
 
 DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,
                             std::uint64_t min_points) {
-  return run_dbscan(points, spec, min_points, no_interrupt, run_routed);
+  std::string note;
+  std::optional<JoinWork> work;
+  if (route_join(points, nullptr, spec, &note, &work) == Device::Gpu) {
+    std::optional<DbscanResult> result =
+        dbscan_on_service(points, spec, min_points, std::move(work), &note);
+    if (result) {
+      if (!result->linking.stopped) {
+        if (!result->counting.algorithm.empty()) report_join(result->counting, std::string());
+        report_join(result->linking, std::string());
+      }
+      return std::move(*result);
+    }
+  }
+  notice_fallback(note);
+  return run_dbscan(points, spec, min_points, no_interrupt, run_on_leased_cpu);
 }
 
 }  // namespace simjoin::pg

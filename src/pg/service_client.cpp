@@ -1,7 +1,7 @@
-// A backend's side of the GPU service (service_client.h): the route of a join, the job's segment,
-// its slot, and the stream that reads its ring. The segment is mapped outside any resource owner
-// and detached by the stream's stop() (the custom scan's memory-context callback or a C++ scope
-// runs it on ERROR); at backend exit the detach callback withdraws the job.
+// A backend's side of the GPU service (service_client.h): the route of a join and the stream that
+// reads its job's ring. The job (service_job_handle.h) is left by the stream's stop() (the custom
+// scan's memory-context callback or a C++ scope runs it on ERROR); at backend exit the segment's
+// detach callback withdraws it.
 #include "service_client.h"
 
 extern "C" {
@@ -14,47 +14,22 @@ extern "C" {
 }
 
 #include <cmath>
-#include <cstring>
 
 #include "cpu_thread_cap.h"
 #include "device_choice.h"
 #include "engine_runner.h"
-#include "gpu_backend.h"
 #include "join_backend.h"
 #include "pg_guard.h"
 #include "service_job.h"
+#include "service_job_handle.h"
 #include "service_shared.h"
 #include "settings.h"
-#include "shared_points.h"
 
 namespace simjoin::pg {
 
 namespace {
 
 constexpr std::uint32_t kRingSlots = 4;
-constexpr std::uint64_t kWorkingBytes = 64ull << 20;  // the job's batch buffers on the device
-
-// Device bytes a job asks the ledger for: twice its inputs on the device, so that the inputs take
-// half of it (the GPU backend's split), plus batch buffers.
-std::uint64_t wanted_bytes(std::uint64_t points, std::uint32_t dim) {
-  return 2 * points * gpu::device_bytes_per_point(dim) + kWorkingBytes;
-}
-
-// Marks this backend's part of the slot done; the service frees it when it is done too.
-void release_slot(int slot_index, bool withdraw) {
-  ServiceShared* shared = service_shared();
-  JobSlot& slot = shared->jobs[slot_index];
-  if (withdraw) slot.withdrawn.store(1);
-  SpinLockAcquire(&shared->mutex);
-  slot.backend_released = true;
-  free_slot_if_released(&slot);
-  Latch* service_latch = shared->service_latch;
-  SpinLockRelease(&shared->mutex);
-  if (withdraw && service_latch) SetLatch(service_latch);
-}
-
-// on_dsm_detach: the backend leaves the job (stop(), or backend exit) -- withdraw it.
-void on_job_detach(dsm_segment*, Datum slot_index) { release_slot(DatumGetInt32(slot_index), true); }
 
 // The join on this backend's CPU engine, on threads leased from the cluster-wide cap; reports the
 // route's note (simjoin.device = gpu without a service) as its fallback note.
@@ -109,15 +84,11 @@ class ServiceStream : public BatchSource {
       const std::uint32_t finished = job_->finished.load(std::memory_order_acquire);
       if (finished != 0 && job_->head.load(std::memory_order_acquire) == tail_)
         return finish(finished == 2);
-      if (service_lost()) return finish(true);
+      if (handle_.service_lost()) return finish(true);
       if (options_.interrupted && options_.interrupted()) return stop_early();
       const long wait_ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
       if (wait_ms <= 0) return Next::Timeout;
-      pg_call([wait_ms] {
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-                        std::min<long>(wait_ms, 100), PG_WAIT_EXTENSION);
-        ResetLatch(MyLatch);
-      });
+      pg_call([wait_ms] { ServiceJobHandle::wait_for_service(wait_ms); });
     }
   }
 
@@ -135,95 +106,25 @@ class ServiceStream : public BatchSource {
 
  private:
   void create_job() {
-    ServiceShared* shared = service_shared();
-    const std::uint32_t dim = static_cast<std::uint32_t>(left_.dim);
-    const std::uint64_t n_right = has_right_ ? right_.n : 0;
     const std::uint32_t slot_pairs =
         static_cast<std::uint32_t>(std::max<std::size_t>(1024, spec_.batch_pairs));
     const Size header = MAXALIGN(sizeof(JobHeader));
-    // Points the backend built in shared memory are read where they are; others are copied in.
-    dsm_handle left_segment = 0, right_segment = 0;
-    const bool left_in_place = shared_points_segment(left_.coords, &left_segment);
-    const bool right_in_place = has_right_ && shared_points_segment(right_.coords, &right_segment);
-    const Size left_bytes = left_in_place ? 0 : MAXALIGN(sizeof(double) * left_.n * dim);
-    const Size right_bytes = right_in_place ? 0 : MAXALIGN(sizeof(double) * n_right * dim);
+    const PointSet* right = has_right_ ? &right_ : nullptr;
+    const JobPointsPlan plan = plan_job_points(left_, right);
     const Size ring_bytes = kRingSlots * ring_slot_bytes(slot_pairs);
-    segment_ = dsm_create(header + left_bytes + right_bytes + ring_bytes, 0);
-    dsm_pin_mapping(segment_);  // outside the resource owner: stop() detaches it
-    job_ = new (dsm_segment_address(segment_)) JobHeader();
-    job_->dim = dim;
-    job_->n_left = left_.n;
-    job_->n_right = n_right;
-    job_->self_join = !has_right_;
+    job_ = handle_.create(header + plan.left_bytes + plan.right_bytes + ring_bytes);
+    job_->kind = JobKind::Join;
     job_->spec = spec_;
     job_->keep_distance = options_.keep_distance;
     job_->order_by_right = options_.order_by_right;
-    job_->fault = static_cast<JobFault>(service_test_fault_setting);
-    job_->left_segment = left_segment;
-    job_->right_segment = right_segment;
-    job_->left_offset = header;
-    job_->right_offset = header + left_bytes;
-    job_->ring_offset = header + left_bytes + right_bytes;
+    job_->ring_offset = handle_.place_points(plan, left_, right, header);
     job_->ring_slots = kRingSlots;
     job_->slot_pairs = slot_pairs;
-    if (!left_in_place)
-      std::memcpy(reinterpret_cast<char*>(job_) + job_->left_offset, left_.coords,
-                  sizeof(double) * left_.n * dim);
-    if (has_right_ && !right_in_place)
-      std::memcpy(reinterpret_cast<char*>(job_) + job_->right_offset, right_.coords,
-                  sizeof(double) * n_right * dim);
-    elog(DEBUG1, "simjoin: GPU service job: left points %s, right points %s",
-         left_in_place ? "read in place" : "copied", !has_right_ ? "(self-join)"
-                                                      : right_in_place ? "read in place" : "copied");
-    job_->magic = kJobMagic;
-
     // The progress report's denominator (simjoin_jobs): the engine's work, sampled.
     const double estimated_candidates =
-        (work_ ? *work_ : estimate_join_work(left_, has_right_ ? &right_ : nullptr, spec_))
-            .candidates;
-    SpinLockAcquire(&shared->mutex);
-    for (int s = 0; s < kMaxJobs && slot_ < 0; ++s) {
-      JobSlot& slot = shared->jobs[s];
-      if (static_cast<JobState>(slot.state.load()) != JobState::Free) continue;
-      slot_ = s;
-      slot.job_id = shared->next_job_id++;
-      slot.backend_pid = MyProcPid;
-      slot.backend_latch = MyLatch;
-      slot.segment = dsm_segment_handle(segment_);
-      slot.submitted_at = GetCurrentTimestamp();
-      slot.started_at = 0;
-      slot.device = -1;
-      slot.want_bytes = wanted_bytes(left_.n + n_right, dim);
-      slot.reserved_bytes = 0;
-      slot.candidates_estimate = static_cast<std::uint64_t>(estimated_candidates);
-      slot.candidates_done.store(0);
-      slot.backend_released = false;
-      slot.service_released = false;
-      slot.withdrawn.store(0);
-      slot.pairs.store(0);
-      slot.state.store(static_cast<std::uint32_t>(JobState::Queued));
-    }
-    Latch* service_latch = shared->service_latch;
-    SpinLockRelease(&shared->mutex);
-    if (slot_ < 0) {
-      dsm_detach(segment_);
-      segment_ = nullptr;
-      job_ = nullptr;
-      ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                      errmsg("simjoin: the GPU service has %d jobs already", kMaxJobs)));
-    }
-    on_dsm_detach(segment_, on_job_detach, Int32GetDatum(slot_));
-    if (service_latch) SetLatch(service_latch);
-  }
-
-  // The service that admitted the job is gone (it failed its jobs on exit; this covers the rest).
-  bool service_lost() const {
-    ServiceShared* shared = service_shared();
-    const JobState state = static_cast<JobState>(shared->jobs[slot_].state.load());
-    if (state == JobState::Queued) return shared->state.load() != static_cast<std::uint32_t>(ServiceState::Ready) &&
-                                          shared->state.load() != static_cast<std::uint32_t>(ServiceState::Starting);
-    return (state == JobState::Running || state == JobState::Streaming) &&
-           shared->service_pid == 0;
+        (work_ ? *work_ : estimate_join_work(left_, right, spec_)).candidates;
+    handle_.submit(job_wanted_bytes(left_.n + job_->n_right, job_->dim),
+                   static_cast<std::uint64_t>(estimated_candidates));
   }
 
   void release_current() {
@@ -235,32 +136,21 @@ class ServiceStream : public BatchSource {
 
   Next finish(bool failed) {
     release_current();
-    const JobStatsRecord& r = job_->stats;
-    if (!failed && r.stopped) failed = true;  // only this backend may stop a job: never a short result
+    if (!failed && job_->stats.stopped) failed = true;  // only this backend may stop a job: never a short result
     if (!failed) {
-      stats_.device = r.device;
-      stats_.algorithm = r.algorithm;
-      stats_.indexed_dims = r.indexed_dims;
-      stats_.batches = r.batches;
-      stats_.candidates = r.candidates;
-      stats_.pairs = r.pairs;
-      stats_.stopped = r.stopped;
-      for (int k = 0; k < r.phase_count && k < 8; ++k)
-        stats_.phase_seconds.emplace_back(r.phase_name[k], r.phase_seconds[k]);
-      stats_.estimates = recorded_estimates(r.estimates);
+      stats_ = recorded_join_stats(job_->stats);
       leave_job();
       return Next::End;
     }
-    const std::string message = job_->finished.load() == 2 ? std::string(job_->error)
-                                                           : "simjoin: the GPU service stopped";
+    const std::string message = handle_.failure();
     const bool before_pairs = delivered_ == 0 && (job_->finished.load() != 2 || job_->failed_before_pairs);
     leave_job();
     if (options_.cpu_fallback && before_pairs) {
-      note_ = "GPU join failed (" + message + "); running it on the CPU";
+      note_ = job_fallback_note(message);
       local_ = std::make_unique<LocalStream>(left_, has_right_ ? &right_ : nullptr, spec_, options_, note_);
       return Next::Timeout;  // the caller asks again: the CPU engine's batches follow
     }
-    error_ = std::make_exception_ptr(Error(message.rfind("simjoin:", 0) == 0 ? message : "simjoin: " + message));
+    error_ = std::make_exception_ptr(Error(job_error_message(message)));
     return Next::End;
   }
 
@@ -271,11 +161,8 @@ class ServiceStream : public BatchSource {
   }
 
   void leave_job() noexcept {
-    if (!segment_) return;
-    dsm_segment* segment = segment_;
-    segment_ = nullptr;
     job_ = nullptr;
-    dsm_detach(segment);  // runs on_job_detach: the slot is withdrawn and released
+    handle_.leave();  // the slot is withdrawn and released
   }
 
   PairStream::Options options_;
@@ -284,9 +171,8 @@ class ServiceStream : public BatchSource {
   bool has_right_ = false;
   JoinSpec spec_;
   std::optional<JoinWork> work_;  // the sampled work, when route_join estimated it
-  dsm_segment* segment_ = nullptr;
-  JobHeader* job_ = nullptr;
-  int slot_ = -1;
+  ServiceJobHandle handle_;
+  JobHeader* job_ = nullptr;  // the handle's, while in the job
   std::uint64_t tail_ = 0;
   bool holding_ = false;
   std::uint64_t delivered_ = 0;

@@ -1,6 +1,9 @@
-// One job of the GPU service in its DSM segment, laid out by the backend that submits it:
+// One job of the GPU service in its DSM segment, laid out by the backend that submits it. A join:
 //
 //   JobHeader | left points (n_left * dim doubles) | right points | ring of result batches
+//
+// An aggregate job (neighbour statistics, DBSCAN) has no ring: its per-point result arrays follow
+// the points (service_aggregate_job.h).
 //
 // The ring has `ring_slots` batches of up to `slot_pairs` pairs (left ids, right ids, distances).
 // The service's runner thread fills slot head % ring_slots and then advances `head`; the backend
@@ -19,6 +22,10 @@
 namespace simjoin::pg {
 
 constexpr std::uint32_t kJobMagic = 0x53'4a'4f'42;  // "SJOB"
+
+// What a job computes: a join's pairs (into the ring) or an aggregate's per-point arrays.
+enum class JobKind : std::uint32_t { Join = 0, NeighbourStats, Dbscan };
+const char* job_kind_name(JobKind kind);  // "join", "neighbour stats", "dbscan"
 
 // Faults the service injects into a job (simjoin.service_test_fault, tests only).
 enum class JobFault : std::uint32_t {
@@ -45,6 +52,7 @@ struct JobStatsRecord {  // JoinStats without heap members
 
 struct JobHeader {
   std::uint32_t magic;
+  JobKind kind;
   // The join (written by the backend before submitting).
   std::uint32_t dim;
   std::uint64_t n_left, n_right;  // n_right = 0 with self_join
@@ -66,6 +74,10 @@ struct JobHeader {
   JobStatsRecord stats;
   char error[512];
 };
+
+// JoinStats into the job's record (the service) and back (the backend); service_job.cpp.
+void record_join_stats(JobStatsRecord* record, const JoinStats& stats);
+JoinStats recorded_join_stats(const JobStatsRecord& record);
 
 // Bytes of one ring slot (its size word, then the three arrays).
 inline std::size_t ring_slot_bytes(std::uint32_t slot_pairs) {

@@ -51,6 +51,7 @@ struct DeviceLedger {
 struct JobSlot {
   std::atomic<std::uint32_t> state;  // JobState
   std::uint64_t job_id;
+  std::uint32_t kind;           // JobKind (service_job.h)
   std::int32_t backend_pid;
   Latch* backend_latch;         // the backend's process latch (main segment)
   dsm_handle segment;

@@ -20,6 +20,7 @@ PG_FUNCTION_INFO_V1(simjoin_jobs);
 
 #include "pg_guard.h"
 #include "service_client.h"
+#include "service_job.h"
 #include "service_shared.h"
 
 using namespace simjoin::pg;
@@ -85,6 +86,7 @@ extern "C" Datum simjoin_jobs(PG_FUNCTION_ARGS) {
     SpinLockAcquire(&shared->mutex);
     const JobState state = static_cast<JobState>(slot.state.load());
     const uint64 job_id = slot.job_id;
+    const JobKind kind = static_cast<JobKind>(slot.kind);
     const int32 pid = slot.backend_pid;
     const int32 device = slot.device;
     const uint64 reserved = slot.reserved_bytes, wanted = slot.want_bytes;
@@ -92,8 +94,8 @@ extern "C" Datum simjoin_jobs(PG_FUNCTION_ARGS) {
     const TimestampTz submitted = slot.submitted_at, started = slot.started_at;
     SpinLockRelease(&shared->mutex);
     if (state == JobState::Free) continue;
-    Datum values[12];
-    bool nulls[12] = {false};
+    Datum values[13];
+    bool nulls[13] = {false};
     values[0] = Int64GetDatum(static_cast<int64>(job_id));
     values[1] = Int32GetDatum(pid);
     values[2] = CStringGetTextDatum(job_state_name(state));
@@ -107,6 +109,8 @@ extern "C" Datum simjoin_jobs(PG_FUNCTION_ARGS) {
     values[9] = TimestampTzGetDatum(submitted);
     values[10] = Float8GetDatum(static_cast<double>((started ? started : now) - submitted) / 1e6);
     values[11] = Float8GetDatum(started ? static_cast<double>(now - started) / 1e6 : 0.0);
+    // The job's kind (join, neighbour stats, dbscan), once the SQL declares a 13th column.
+    values[12] = CStringGetTextDatum(job_kind_name(kind));
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   }
   PG_RETURN_NULL();

@@ -2,7 +2,8 @@
 // thread (a PostgreSQL process thread: latches, DSM, settings) admits queued jobs against the
 // device ledgers, in submission order, and attaches their segments; each admitted job runs the
 // engine on a runner thread (no PostgreSQL call there: only atomics, memcpy and SetLatch, which
-// is signal-safe), which publishes result batches into the job's ring (service_job.h).
+// is signal-safe), which publishes a join's result batches into the job's ring (service_job.h),
+// or writes an aggregate's per-point arrays into its segment (service_aggregate_job.h).
 //
 // Faults: an engine error ends its job only; a context poisoned by a sticky CUDA error, or an
 // injected "exit", makes the service exit with status 1, which the postmaster restarts without a
@@ -38,6 +39,7 @@ PGDLLEXPORT void simjoin_service_main(Datum);
 #include "engine.h"
 #include "gpu_backend.h"
 #include "join_backend.h"
+#include "service_aggregate_job.h"
 #include "service_job.h"
 #include "service_shared.h"
 #include "settings.h"
@@ -66,23 +68,6 @@ std::vector<std::unique_ptr<Runner>> runners;  // main thread only
 
 void copy_text(char* to, std::size_t size, const std::string& from) {
   std::snprintf(to, size, "%s", from.c_str());
-}
-
-void record_stats(JobStatsRecord* record, const JoinStats& stats) {
-  copy_text(record->device, sizeof record->device, stats.device);
-  copy_text(record->algorithm, sizeof record->algorithm, stats.algorithm);
-  record->indexed_dims = stats.indexed_dims;
-  record->batches = stats.batches;
-  record->candidates = stats.candidates;
-  record->pairs = stats.pairs;
-  record->stopped = stats.stopped;
-  record->phase_count = 0;
-  for (const auto& [name, seconds] : stats.phase_seconds) {
-    if (record->phase_count == 8) break;
-    copy_text(record->phase_name[record->phase_count], sizeof record->phase_name[0], name);
-    record->phase_seconds[record->phase_count++] = seconds;
-  }
-  record_estimates(stats.estimates, &record->estimates);
 }
 
 // The runner's sink: copies each batch into the ring, waiting (polling) for room.
@@ -188,15 +173,24 @@ void run_job(Runner* runner, bool cpu_device) {
     inject_fault(job, slot, cpu_device);
     const PointSet left{runner->left, job->n_left, job->dim};
     const PointSet right{runner->right, job->n_right, job->dim};
+    const PointSet* right_side = job->self_join ? nullptr : &right;
     JoinSpec spec = job->spec;
-    spec.batch_pairs = job->slot_pairs;
     spec.device = cpu_device ? Device::Cpu : Device::Gpu;
     spec.device_memory_bytes = runner->reserved;
-    JoinStats stats = run_join(left, job->self_join ? nullptr : &right, spec, sink);
+    const char* device_name = cpu_device ? "gpu service: cpu test device" : nullptr;
+    if (job->kind == JobKind::Join) {
+      spec.batch_pairs = job->slot_pairs;
+      JoinStats stats = run_join(left, right_side, spec, sink);
+      if (device_name) stats.device = device_name;
+      record_join_stats(&job->stats, stats);
+    } else {  // an aggregate: its arrays into the segment, no ring
+      const AggregateOutcome outcome = run_aggregate_job(
+          job, left, right_side, spec, [&sink] { return sink.keep_going(); }, device_name);
+      slot->candidates_done.store(outcome.candidates, std::memory_order_relaxed);
+      slot->pairs.store(outcome.pairs, std::memory_order_relaxed);
+    }
     // Stopped by the service's exit, not by the backend: the result is incomplete.
     if (stopping.load()) throw Error("simjoin: the GPU service stopped");
-    if (cpu_device) stats.device = "gpu service: cpu test device";
-    record_stats(&job->stats, stats);
   } catch (const std::bad_alloc&) {
     error = "out of memory in the simjoin engine (GPU service)";
   } catch (const std::exception& e) {

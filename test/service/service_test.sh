@@ -7,7 +7,9 @@
 #      same output as in this backend;
 #   2. the checks below, with concurrent sessions: results equal, faults, cancel and
 #      statement_timeout in every job state, LIMIT, backend exit, a full ledger and its queue, a
-#      killed service and its restart, many sessions at once within the ledger.
+#      killed service and its restart, many sessions at once within the ledger;
+#   3. aggregate jobs (aggregate_jobs.sh): neighbour statistics and DBSCAN computed by the service,
+#      equal to PostgreSQL's and to this backend's, cancelled, failed, fallen back.
 # Ends with "service: N passed, M failed"; exit status 0 only if all passed.
 #   SIMJOIN_EXISTING_SERVER=1  use the server PGHOST/PGPORT name (started with the preload)
 set -uo pipefail
@@ -247,6 +249,10 @@ check "24 concurrent sessions (function and custom scan): all correct, no error"
 check "the reservations stayed within the ledger" "$([ "$max_reserved" -le 314572800 ] && echo yes || echo "no: $max_reserved")" yes
 q -c "ALTER SYSTEM RESET simjoin.gpu_memory_limit" -c "SELECT pg_reload_conf()" >/dev/null
 check "every slot is free afterwards" "$(wait_for "SELECT count(*) FROM simjoin_jobs()" 0)" 0
+
+# Neighbour statistics and DBSCAN as aggregate jobs (results, points in place, ledger, cancel,
+# faults, fallback).
+source test/service/aggregate_jobs.sh
 
 echo "service: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

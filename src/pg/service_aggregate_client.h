@@ -1,0 +1,36 @@
+// A backend's side of the GPU service's aggregate jobs (service_aggregate_job.h): submits
+// neighbour statistics or DBSCAN as one job and waits for its per-point arrays.
+#pragma once
+
+extern "C" {
+#include "postgres.h"
+}
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "dbscan.h"
+#include "neighbour_stats.h"
+#include "work_estimate.h"
+
+namespace simjoin::pg {
+
+// Runs the aggregate as a job of the service and waits for it, interruptibly: a pending query
+// cancel, statement_timeout or termination withdraws the job and returns a result marked stopped
+// (NeighbourStats::join.stopped, DbscanResult::linking.stopped) for the caller to discard. A
+// failure of the service raises, or with simjoin.gpu_error = fallback returns nullopt with *note
+// saying why: the caller reruns the aggregate on this backend's CPU engine. Points built in shared
+// memory (shared_points.h) are read there; others, and the ranks, are copied into the job.
+// `work`: the sampled work route_join weighed (estimated here when absent). Inside cpp_guard.
+std::optional<NeighbourStats> neighbour_stats_on_service(const PointSet& left,
+                                                         const PointSet* right,
+                                                         const JoinSpec& spec, StatsSide side,
+                                                         const std::uint64_t* partner_ranks,
+                                                         std::optional<JoinWork> work,
+                                                         std::string* note);
+std::optional<DbscanResult> dbscan_on_service(const PointSet& points, const JoinSpec& spec,
+                                              std::uint64_t min_points,
+                                              std::optional<JoinWork> work, std::string* note);
+
+}  // namespace simjoin::pg

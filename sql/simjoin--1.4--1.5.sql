@@ -1,6 +1,6 @@
 -- simjoin 1.4 -> 1.5: similarity_join_stats() (per left row: partner count, nearest partner and
 -- its distance, computed while the join runs), simjoin_dbscan() and simjoin_cluster_dbscan()
--- (DBSCAN on vectors and on PostGIS points).
+-- (DBSCAN on vectors and on PostGIS points); simjoin_jobs() gains the job's kind.
 \echo Use "ALTER EXTENSION simjoin UPDATE TO '1.5'" to load this file. \quit
 
 -- 1.5: aggregates of the join computed while it runs, and DBSCAN clustering.
@@ -77,3 +77,24 @@ LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
 COMMENT ON FUNCTION @extschema@.simjoin_cluster_dbscan(pg_catalog.regclass, pg_catalog.name,
   pg_catalog.float8, pg_catalog.int4, pg_catalog.name)
 IS 'DBSCAN clusters of a table''s PostGIS points, as ST_ClusterDBSCAN: (id, cluster, kind)';
+
+-- 1.5: simjoin_jobs() says each job's kind: a join, or an aggregate the service computes itself.
+DROP FUNCTION @extschema@.simjoin_jobs();
+CREATE FUNCTION @extschema@.simjoin_jobs(OUT job_id pg_catalog.int8,
+                                         OUT pid pg_catalog.int4,
+                                         OUT state pg_catalog.text,
+                                         OUT device pg_catalog.int4,
+                                         OUT wanted_bytes pg_catalog.int8,
+                                         OUT reserved_bytes pg_catalog.int8,
+                                         OUT pairs pg_catalog.int8,
+                                         OUT candidates_done pg_catalog.int8,
+                                         OUT candidates_estimate pg_catalog.int8,
+                                         OUT submitted_at pg_catalog.timestamptz,
+                                         OUT queued_seconds pg_catalog.float8,
+                                         OUT running_seconds pg_catalog.float8,
+                                         OUT kind pg_catalog.text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'simjoin_jobs'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.simjoin_jobs()
+IS 'the GPU service''s jobs: session, state (queued, running, streaming, done, failed), device, memory, progress (candidates done out of the sampled estimate) and kind (join, neighbour stats, dbscan)';

@@ -250,9 +250,10 @@ CREATE FUNCTION @extschema@.simjoin_jobs(OUT job_id pg_catalog.int8,
                                          OUT candidates_estimate pg_catalog.int8,
                                          OUT submitted_at pg_catalog.timestamptz,
                                          OUT queued_seconds pg_catalog.float8,
-                                         OUT running_seconds pg_catalog.float8)
+                                         OUT running_seconds pg_catalog.float8,
+                                         OUT kind pg_catalog.text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'simjoin_jobs'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.simjoin_jobs()
-IS 'the GPU service''s jobs: session, state (queued, running, streaming, done, failed), device, memory and progress (candidates done out of the sampled estimate)';
+IS 'the GPU service''s jobs: session, state (queued, running, streaming, done, failed), device, memory, progress (candidates done out of the sampled estimate) and kind (join, neighbour stats, dbscan)';

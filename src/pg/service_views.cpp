@@ -109,7 +109,8 @@ extern "C" Datum simjoin_jobs(PG_FUNCTION_ARGS) {
     values[9] = TimestampTzGetDatum(submitted);
     values[10] = Float8GetDatum(static_cast<double>((started ? started : now) - submitted) / 1e6);
     values[11] = Float8GetDatum(started ? static_cast<double>(now - started) / 1e6 : 0.0);
-    // The job's kind (join, neighbour stats, dbscan), once the SQL declares a 13th column.
+    // The job's kind (join, neighbour stats, dbscan): SQL 1.5's 13th column (the scripts before
+    // it declare 12, and tuplestore_putvalues reads only those).
     values[12] = CStringGetTextDatum(job_kind_name(kind));
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   }

@@ -106,19 +106,20 @@ check "and its clusters are the CPU's" "$(echo "$big" | tail -1)" \
 
 # A stalled job shows its reservation: a join's for the same points plus the result arrays (32
 # bytes a point for neighbour statistics, and 8 for each partner's rank).
-stalled_wanted() {  # $1: the query; prints the stalled job's wanted_bytes, then cancels it
+stalled_wanted() {  # $1: the query; prints the stalled job's kind and wanted_bytes, then cancels it
   timeout 20 psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; SET simjoin.service_test_fault = stall; $1" \
     >/dev/null 2>&1 &
   wait_for "SELECT state FROM simjoin_jobs()" running >/dev/null
-  q -c "SELECT wanted_bytes FROM simjoin_jobs()"
+  q -c "SELECT kind || ':' || wanted_bytes FROM simjoin_jobs()"
   q -c "SELECT pg_cancel_backend(pid) FROM simjoin_jobs()" >/dev/null
   wait
   wait_for "SELECT count(*) FROM simjoin_jobs()" 0 >/dev/null
 }
 join_wanted=$(stalled_wanted "SELECT count(*) FROM similarity_join('agg_big', 'agg_big', 1.5)")
 stats_wanted=$(stalled_wanted "SELECT count(*) FROM agg_stats('agg_big', 'agg_big', 1.5, false, false, true)")
+check "simjoin_jobs() names each job's kind" "${join_wanted%%:*},${stats_wanted%%:*}" "join,neighbour stats"
 check "the ledger reserves the aggregate's arrays and ranks too (100,000 points)" \
-  "$((stats_wanted - join_wanted))" "$((100000 * 32 + 100000 * 8))"
+  "$((${stats_wanted#*:} - ${join_wanted#*:}))" "$((100000 * 32 + 100000 * 8))"
 
 echo "== aggregate jobs: cancel, faults, fallback"
 start=$(date +%s%N)

@@ -40,7 +40,7 @@ namespace {
 
 TableVectors read_table(Oid relid, int dim) {
   TableColumns columns;
-  resolve_table_columns(relid, nullptr, nullptr, "left", &columns);
+  resolve_table_columns(relid, nullptr, nullptr, {"left_column", "left_key"}, &columns);
   TableVectors vectors;
   read_table_vectors(columns, dim, &vectors);
   return vectors;

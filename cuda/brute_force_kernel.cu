@@ -63,9 +63,10 @@ struct BruteForceKernel {
 
 }  // namespace
 
-void BruteForceProducer::count(std::uint32_t* counts, unsigned long long* candidates,
-                               const DirectOutput& direct, cudaStream_t stream) const {
-  launch_join<BruteForceKernel, false>(args_, metric_, args_.dim, 0, args_.n_left, counts,
+void BruteForceProducer::count_range(std::uint32_t q_begin, std::uint32_t q_end,
+                                     std::uint32_t* counts, unsigned long long* candidates,
+                                     const DirectOutput& direct, cudaStream_t stream) const {
+  launch_join<BruteForceKernel, false>(args_, metric_, args_.dim, q_begin, q_end, counts,
                                        candidates, nullptr, 0, PairOutput{}, direct, stream);
 }
 

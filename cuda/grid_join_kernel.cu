@@ -63,15 +63,15 @@ struct GridJoinKernel {
 
 }  // namespace
 
-void GridJoinProducer::count(std::uint32_t* counts, unsigned long long* candidates,
-                             const DirectOutput& direct, cudaStream_t stream) const {
+void GridJoinProducer::count_range(std::uint32_t q_begin, std::uint32_t q_end,
+                                   std::uint32_t* counts, unsigned long long* candidates,
+                                   const DirectOutput& direct, cudaStream_t stream) const {
   if (args_.tile_points > 0)
-    launch_grid_tile<false>(args_, metric_, 0, args_.num_queries, counts, candidates, nullptr, 0,
+    launch_grid_tile<false>(args_, metric_, q_begin, q_end, counts, candidates, nullptr, 0,
                             PairOutput{}, direct, stream);
   else
-    launch_join<GridJoinKernel, false>(args_, metric_, args_.geometry.dim, 0, args_.num_queries,
-                                       counts, candidates, nullptr, 0, PairOutput{}, direct,
-                                       stream);
+    launch_join<GridJoinKernel, false>(args_, metric_, args_.geometry.dim, q_begin, q_end, counts,
+                                       candidates, nullptr, 0, PairOutput{}, direct, stream);
 }
 
 void GridJoinProducer::fill(std::uint32_t q_begin, std::uint32_t q_end,

@@ -79,6 +79,7 @@ __device__ __forceinline__ void add_candidates(unsigned long long* total,
 
 // Writes one pair of the count pass into the direct output: the threads of the warp that get
 // here together reserve their slots with one atomicAdd; a slot beyond capacity is only counted.
+// With direct.fold set, the pair is folded into the device aggregates instead (pair_fold.cuh).
 __device__ __forceinline__ void emit_direct(const DirectOutput& direct, std::uint32_t left,
                                             std::uint32_t right, double distance) {
   namespace cg = cooperative_groups;
@@ -86,6 +87,10 @@ __device__ __forceinline__ void emit_direct(const DirectOutput& direct, std::uin
   unsigned long long slot = 0;
   if (group.thread_rank() == 0)
     slot = atomicAdd(direct.total, static_cast<unsigned long long>(group.size()));
+  if (direct.fold.kind != FoldKind::None) {
+    fold_pair(direct.fold, left, right, distance);
+    return;
+  }
   slot = group.shfl(slot, 0) + group.thread_rank();
   if (slot < direct.capacity) {
     direct.out.left[slot] = left;

@@ -228,9 +228,10 @@ void make_szl_curve_copies(const SzlJoinArgs& args, float* curve_float, float* c
   CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-void SzlJoinProducer::count(std::uint32_t* counts, unsigned long long* candidates,
-                            const DirectOutput& direct, cudaStream_t stream) const {
-  launch_join<SzlJoinKernel, false>(args_, metric_, args_.dim, 0, args_.num_queries, counts,
+void SzlJoinProducer::count_range(std::uint32_t q_begin, std::uint32_t q_end,
+                                  std::uint32_t* counts, unsigned long long* candidates,
+                                  const DirectOutput& direct, cudaStream_t stream) const {
+  launch_join<SzlJoinKernel, false>(args_, metric_, args_.dim, q_begin, q_end, counts,
                                     candidates, nullptr, 0, PairOutput{}, direct, stream);
 }
 

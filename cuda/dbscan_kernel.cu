@@ -49,13 +49,6 @@ __global__ void flatten_forest(std::uint32_t* parent, std::uint32_t n) {
   parent[i] = root;
 }
 
-template <typename T>
-std::vector<T> download(const DeviceBuffer<T>& buffer, std::size_t n) {
-  std::vector<T> host(n);
-  if (n > 0) CUDA_CHECK(cudaMemcpy(host.data(), buffer.data(), n * sizeof(T), cudaMemcpyDeviceToHost));
-  return host;
-}
-
 // Device bytes besides the join: count, core flag, parent and smallest core neighbour per point.
 std::size_t dbscan_bytes(std::size_t n) {
   return n * (sizeof(std::uint64_t) + sizeof(std::uint8_t) + 2 * sizeof(std::uint32_t));
@@ -161,7 +154,7 @@ DbscanResult dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t 
   if (joined.stopped) return result;
 
   const auto start = std::chrono::steady_clock::now();
-  number_clusters(download(core, n), download(parent, n), download(border_core, n), result);
+  number_clusters(to_host(core, n), to_host(parent, n), to_host(border_core, n), result);
   result.linking.phase_seconds.emplace_back(
       "number", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return result;

@@ -88,14 +88,6 @@ DeviceBuffer<double> upload(const PointSet& set) {
   return coords;
 }
 
-std::vector<std::uint32_t> download_ids(const DeviceBuffer<std::uint32_t>& ids, std::size_t n) {
-  std::vector<std::uint32_t> host(n);
-  if (n > 0)
-    CUDA_CHECK(cudaMemcpy(host.data(), ids.data(), n * sizeof(std::uint32_t),
-                          cudaMemcpyDeviceToHost));
-  return host;
-}
-
 // The centre that the float copies are shifted by: the first point whose coordinates are all
 // finite (any such point keeps the magnitudes within the data's extent), else zeros.
 DeviceBuffer<double> float_centre(const PointSet& left, const PointSet* right) {
@@ -283,7 +275,7 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
   const GridJoinProducer producer(args, spec.metric);
   finish_join(
       producer, consume, right, spec,
-      [&] { return download_ids(index_points.ids, index_points.n_finite); }, sink, stats);
+      [&] { return to_host(index_points.ids, index_points.n_finite); }, sink, stats);
 }
 
 SzlSort szl_sort() { return tuning().szl_compare_sort ? SzlSort::Compare : SzlSort::Keys; }

@@ -66,13 +66,6 @@ void rank_order(const std::uint64_t* ranks, std::uint32_t n, DeviceBuffer<std::u
   CUDA_CHECK(cudaStreamSynchronize(stream));  // the host ranks and the temporaries
 }
 
-template <typename T>
-std::vector<T> download(const DeviceBuffer<T>& buffer, std::size_t n) {
-  std::vector<T> host(n);
-  if (n > 0) CUDA_CHECK(cudaMemcpy(host.data(), buffer.data(), n * sizeof(T), cudaMemcpyDeviceToHost));
-  return host;
-}
-
 // Device bytes besides the join: the four per-point arrays and, with ranks, the order keys, the
 // partners by order and the sort's keys, ids and temporary storage.
 std::size_t aggregate_bytes(std::size_t points, std::size_t partners, bool ranks) {
@@ -150,11 +143,11 @@ NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, cons
   if (result.join.stopped) return result;
 
   const auto start = Clock::now();
-  const std::vector<unsigned long long> counts = download(count, n);
+  const std::vector<unsigned long long> counts = to_host(count, n);
   result.count.assign(counts.begin(), counts.end());
-  const std::vector<unsigned long long> low = download(min_bits, n), high = download(max_bits, n);
-  result.nearest = download(nearest, n);
-  const std::vector<std::uint32_t> partner_of = partner_ranks ? download(by_order, partners)
+  const std::vector<unsigned long long> low = to_host(min_bits, n), high = to_host(max_bits, n);
+  result.nearest = to_host(nearest, n);
+  const std::vector<std::uint32_t> partner_of = partner_ranks ? to_host(by_order, partners)
                                                                : std::vector<std::uint32_t>();
   result.min_distance.assign(n, std::nan(""));
   result.max_distance.assign(n, std::nan(""));

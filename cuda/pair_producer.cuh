@@ -20,8 +20,8 @@ struct PairOutput {
 // Where the count pass also writes the pairs it finds (GDS-Join's single pass): pair number
 // atomicAdd(total, 1) goes to out[that number] while it is below capacity; *total ends as the
 // number of pairs. If it ends above capacity, the counts are used for the count/fill path.
-// With fold.kind set (pair_fold.cuh), each pair is folded into device aggregates instead (the
-// pairs are still counted in *total; capacity is then 0).
+// With fold.kind set (pair_fold.cuh), the count pass runs its folding instantiation and each pair
+// is folded into device aggregates instead (the pairs are still counted in *total).
 struct DirectOutput {
   PairOutput out;
   unsigned long long* total = nullptr;  // null: count only

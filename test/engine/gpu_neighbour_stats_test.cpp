@@ -17,19 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "gpu_test_support.h"
+#include "gpu_aggregate_support.h"
 #include "join_scenarios.h"
 #include "neighbour_stats.h"
 #include "random_join_cases.h"
 
 namespace simjoin::testing {
 namespace {
-
-bool has_phase(const JoinStats& stats, const std::string& name) {
-  for (const auto& phase : stats.phase_seconds)
-    if (phase.first == name) return true;
-  return false;
-}
 
 std::string exact(double x) {  // every bit of a double
   char text[64];
@@ -100,25 +94,15 @@ std::vector<std::uint64_t> shuffled_ranks(std::size_t n, unsigned seed) {
   return ranks;
 }
 
-struct GpuAlgorithm {
-  Algorithm algorithm;
-  int grid_tiles;
-  const char* name;
-};
-constexpr GpuAlgorithm kAlgorithms[] = {{Algorithm::Grid, 0, "grid"},
-                                        {Algorithm::Grid, 1, "grid-tiled"},
-                                        {Algorithm::BruteForce, -1, "brute-force"},
-                                        {Algorithm::Szl, -1, "szl"}};
-
 class GpuNeighbourStatsRandom : public ::testing::TestWithParam<RandomJoinParam> {};
 
 TEST_P(GpuNeighbourStatsRandom, MatchesCpuEngine) {
   SKIP_WITHOUT_GPU();
   const RandomJoinInputs in = random_join_inputs(GetParam(), {300, 900}, {350, 1000});
   const unsigned seed = seed_of(GetParam());
-  for (const GpuAlgorithm& a : kAlgorithms) {
+  for (const GpuKernel& a : kAggregateKernels) {
     GpuTuningGuard guard;
-    gpu::tuning().grid_tiles = a.grid_tiles;
+    a.use();
     if (seed % 4 == 1) gpu::tuning().fold_launch_queries = 97;  // many launches
     const JoinSpec spec = gpu_spec(in.eps, in.metric, in.mode, a.algorithm);
     for (StatsSide side : {StatsSide::Left, StatsSide::Right}) {
@@ -152,9 +136,9 @@ TEST(GpuNeighbourStats, TiesAtExactlyEpsGoToTheSmallestRank) {
     std::vector<std::uint64_t> half_reversed(half.n());
     for (std::size_t i = 0; i < half.n(); ++i) half_reversed[i] = half.n() - i;
     const double eps = points == &lattice3 ? 0.25 : 0.5;
-    for (const GpuAlgorithm& a : kAlgorithms) {
+    for (const GpuKernel& a : kAggregateKernels) {
       GpuTuningGuard guard;
-      gpu::tuning().grid_tiles = a.grid_tiles;
+      a.use();
       for (Metric metric : {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev}) {
         for (SelfPairs mode : {SelfPairs::All, SelfPairs::Unique}) {
           const JoinSpec spec = gpu_spec(eps, metric, mode, a.algorithm);
@@ -176,9 +160,9 @@ TEST(GpuNeighbourStats, EmptyAndOnePointInputs) {
   const Points empty{3, {}};
   const Points one{3, {0.5, 0.5, 0.5}};
   const Points some = uniform_points(50, 3, 0.0, 1.0, 4);
-  for (const GpuAlgorithm& a : kAlgorithms) {
+  for (const GpuKernel& a : kAggregateKernels) {
     GpuTuningGuard guard;
-    gpu::tuning().grid_tiles = a.grid_tiles;
+    a.use();
     for (SelfPairs mode : {SelfPairs::All, SelfPairs::Unique}) {
       const JoinSpec spec = gpu_spec(0.3, Metric::Euclidean, mode, a.algorithm);
       expect_gpu_matches_cpu(empty, nullptr, spec, StatsSide::Left, nullptr, a.name, false);
@@ -206,9 +190,9 @@ TEST(GpuNeighbourStats, NonFinitePoints) {
   const Points points = with_non_finite(700, 9);
   const Points other = with_non_finite(300, 10);
   const std::vector<std::uint64_t> ranks = shuffled_ranks(points.n(), 3);
-  for (const GpuAlgorithm& a : kAlgorithms) {
+  for (const GpuKernel& a : kAggregateKernels) {
     GpuTuningGuard guard;
-    gpu::tuning().grid_tiles = a.grid_tiles;
+    a.use();
     for (Metric metric : {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev}) {
       for (SelfPairs mode : {SelfPairs::All, SelfPairs::Unique}) {
         const JoinSpec spec = gpu_spec(1.5, metric, mode, a.algorithm);
@@ -235,10 +219,10 @@ TEST(GpuNeighbourStats, HundredThousandPointsWithAHotSpot) {
   }
   const Points other = uniform_points(60000, 2, 0.0, 100.0, 22);
   const std::vector<std::uint64_t> ranks = shuffled_ranks(points.n(), 5);
-  for (const GpuAlgorithm& a : kAlgorithms) {
+  for (const GpuKernel& a : kAggregateKernels) {
     if (a.algorithm == Algorithm::BruteForce) continue;  // 5e9 candidates
     GpuTuningGuard guard;
-    gpu::tuning().grid_tiles = a.grid_tiles;
+    a.use();
     gpu::tuning().fold_launch_queries = 4096;
     for (SelfPairs mode : {SelfPairs::All, SelfPairs::Unique}) {
       const JoinSpec spec = gpu_spec(0.3, Metric::Euclidean, mode, a.algorithm);

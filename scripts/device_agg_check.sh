@@ -53,7 +53,7 @@ fi
 
 if [[ $steps == *" sanitizer "* ]]; then
   small='GpuNeighbourStats.EmptyAndOnePointInputs:GpuDbscan.BorderBetweenTwoClusters:GpuDbscan.NonFinitePoints'
-  wide="$small:GpuNeighbourStats.NonFinitePoints:*GpuNeighbourStatsRandom.MatchesCpuEngine/d3_Euclidean_Blobs_*:*GpuDbscanRandom.MatchesCpuEngine/2"
+  wide="$small:*GpuNeighbourStatsRandom.MatchesCpuEngine/d3_Euclidean_Blobs_SelfAll:*GpuNeighbourStatsRandom.MatchesCpuEngine/d3_Manhattan_Uniform_RightBigger:*GpuDbscanRandom.MatchesCpuEngine/2"
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck synccheck; do
     extra="" filter=$small limit=50
@@ -81,7 +81,7 @@ if [[ $steps == *" bench "* ]]; then
     # DBSCAN, 10M uniform 2-D points in [0, 100]^2 (about 8 neighbours a point at eps 0.05).
     run 120 --data uniform --n 10000000 --dim 2 --eps 0.05 --algorithm grid --dbscan 5 --host-fold
     # DBSCAN, 1M points in 100 gaussian blobs (sigma 0.5) in [0, 100]^32.
-    run 120 --data clustered --n 1000000 --dim 32 --eps 2.5 --dbscan 10 --host-fold
+    run 120 --data clustered --n 1000000 --dim 32 --eps 3 --dbscan 20 --host-fold
     # Neighbour stats of 1M points: 2-D uniform (about 80 partners a point), 3-D clustered.
     run 60 --data uniform --n 1000000 --dim 2 --eps 0.5 --algorithm grid --stats --host-fold
     run 60 --data clustered --n 1000000 --dim 3 --eps 0.1 --stats --host-fold

@@ -32,9 +32,10 @@ if [[ $steps == *" build "* ]]; then
   source scripts/device_gtest.sh
   setup_gtest
   objects=$(for t in $TESTS; do echo "$B/$t.o"; done)
+  nvcc=$(ls /usr/local/cuda/bin/nvcc 2>/dev/null || command -v nvcc)
   { make -j16 BUILD=$B $B/libsimjoin_engine.a $B/simjoin_bench $objects &&
     g++ -pthread $objects $B/libsimjoin_engine.a -o $B/agg_tests -lgtest -lgtest_main \
-      -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt; } >"$OUT/build.txt" 2>&1 ||
+      -L"$(dirname "$(dirname "$nvcc")")/lib64" -lcudart_static -ldl -lrt; } >"$OUT/build.txt" 2>&1 ||
     { tail -30 "$OUT/build.txt"; exit 1; }
   echo "build done $(elapsed)"
 fi

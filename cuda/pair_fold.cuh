@@ -14,9 +14,14 @@
 //            Burtscher, "A High-Performance Connected Components Implementation for GPUs", HPDC
 //            2018); a core / non-core pair offers the core point to the other's smallest core
 //            neighbour (atomicMin).
+//
+// Plain device code over a few CUDA atomics and loads: test/engine/pair_fold_host_test.cpp compiles
+// it on the host (with those calls emulated) and runs the folds on threads.
 #pragma once
 
+#ifdef __CUDACC__
 #include <cuda_runtime.h>
+#endif
 
 #include <cstdint>
 

@@ -5,7 +5,7 @@
 #   build      the engine library and simjoin_bench for Hopper (sm_90), -j16, and agg_tests: the
 #              GPU aggregate tests and the CPU aggregate tests alone (not every engine test)
 #   gtest      agg_tests: GpuNeighbourStats*, GpuDbscan* (GPU against the CPU engine), and the
-#              CPU NeighbourStats* / Dbscan* tests
+#              CPU NeighbourStats* / Dbscan* / PairFoldHost* tests
 #   sanitizer  compute-sanitizer memcheck (leaks too), racecheck and synccheck on small tests
 #   bench      simjoin_bench --device gpu: DBSCAN of 10M uniform 2-D points and of 1M clustered
 #              32-D points, neighbour stats of 1M points; the engine call (device fold) and the
@@ -27,7 +27,7 @@ left() { echo $(( DEADLINE - ($(date +%s) - start) )); }
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 
 TESTS="test/engine/gpu_neighbour_stats_test test/engine/gpu_dbscan_test test/engine/gpu_backend_install
-       test/engine/neighbour_stats_test test/engine/dbscan_test"
+       test/engine/neighbour_stats_test test/engine/dbscan_test test/engine/pair_fold_host_test"
 if [[ $steps == *" build "* ]]; then
   source scripts/device_gtest.sh
   setup_gtest
@@ -42,7 +42,7 @@ fi
 
 if [[ $steps == *" gtest "* ]]; then
   for part in "gpu:GpuNeighbourStats*:GpuDbscan*:*GpuNeighbourStats*:*GpuDbscan*:240" \
-              "cpu:NeighbourStats*:Dbscan*:*/NeighbourStats*:*/Dbscan*:60"; do
+              "cpu:NeighbourStats*:Dbscan*:*/NeighbourStats*:*/Dbscan*:PairFoldHost*:60"; do
     name=${part%%:*} rest=${part#*:}
     filter=${rest%:*} limit=${rest##*:}
     timeout "$limit" $B/agg_tests --gtest_brief=1 --gtest_filter="$filter" >"$OUT/gtest-$name.txt" 2>&1

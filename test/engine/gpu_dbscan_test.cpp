@@ -186,15 +186,11 @@ TEST(GpuDbscan, NonFinitePoints) {
   }
 }
 
-// 100k 2-D points (percolating clusters at this density, many blocks and launches) with 2,500
-// identical points, and blobs with clusters of thousands of points.
+// 100k 2-D points (thousands of small clusters, many blocks and launches) with 2,500 identical
+// points, and blobs with clusters of thousands of points.
 TEST(GpuDbscan, HundredThousandPoints) {
   SKIP_WITHOUT_GPU();
-  Points points = uniform_points(100000, 2, 0.0, 100.0, 61);
-  for (std::size_t i = 0; i < 100000; i += 40) {
-    points.point(i)[0] = 25.0;
-    points.point(i)[1] = 75.0;
-  }
+  const Points points = with_hot_spot(100000, 25.0, 75.0, 61);
   const Points blobs = blobs_with_noise(3, 62, 100000);
   for (const GpuKernel& a : kAggregateKernels) {
     if (a.algorithm == Algorithm::BruteForce) continue;  // 5e9 candidates

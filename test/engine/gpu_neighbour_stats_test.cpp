@@ -212,11 +212,7 @@ TEST(GpuNeighbourStats, NonFinitePoints) {
 // the same few addresses), self-joins and two inputs, ranks given.
 TEST(GpuNeighbourStats, HundredThousandPointsWithAHotSpot) {
   SKIP_WITHOUT_GPU();
-  Points points = uniform_points(100000, 2, 0.0, 100.0, 21);
-  for (std::size_t i = 0; i < 100000; i += 40) {
-    points.point(i)[0] = 50.0;
-    points.point(i)[1] = 50.0;
-  }
+  const Points points = with_hot_spot(100000, 50.0, 50.0, 21);
   const Points other = uniform_points(60000, 2, 0.0, 100.0, 22);
   const std::vector<std::uint64_t> ranks = shuffled_ranks(points.n(), 5);
   for (const GpuKernel& a : kAggregateKernels) {

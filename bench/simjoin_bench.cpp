@@ -4,7 +4,7 @@
 //                 [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto]
 //                 [--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2]
 //                 [--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]
-//                 [--estimate-only] [--zsort] [--stats | --dbscan MINPTS]
+//                 [--estimate-only] [--zsort] [--stats | --dbscan MINPTS] [--host-fold]
 //
 // uniform: [0, range]^dim (range 100 by default); clustered: 100 gaussian blobs in [0, range]^dim,
 // sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of seed 004);
@@ -13,7 +13,9 @@
 // and the key-free comparator; with --device gpu, the GPU index: radix sorts on key words and the
 // merge sort with z_compare) and exits. The GPU join's sort: SIMJOIN_GPU_ZSORT=keys|compare.
 // --stats: the neighbour aggregates of the left side (neighbour_stats.h), timing the sink's fold
-// apart from the join; --dbscan MINPTS: run_dbscan on the left input, by phase.
+// apart from the join; --dbscan MINPTS: run_dbscan on the left input, by phase. With --device gpu
+// both time the engine call, which folds on the device (gpu_aggregates.h); --host-fold also times
+// the host fold over the GPU join (what a runner gets) on the same input.
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
 #include <algorithm>
 #include <chrono>
@@ -71,6 +73,7 @@ struct Options {
   bool zsort = false;
   bool stats = false;
   std::uint64_t dbscan = 0;  // min_points; 0: no clustering
+  bool host_fold = false;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -79,7 +82,7 @@ struct Options {
                "--eps E [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto] "
                "[--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2] "
                "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only] [--zsort] "
-               "[--stats | --dbscan MINPTS]\n";
+               "[--stats | --dbscan MINPTS] [--host-fold]\n";
   std::exit(2);
 }
 
@@ -112,6 +115,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--zsort") o.zsort = true;
     else if (arg == "--stats") o.stats = true;
     else if (arg == "--dbscan") o.dbscan = std::stoull(value());
+    else if (arg == "--host-fold") o.host_fold = true;
     else usage("unknown argument " + arg);
   }
   return o;
@@ -334,22 +338,59 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The host fold over run_join (a runner keeps the engine off the device aggregates).
+JoinStats join_with_run_join(const PointSet& l, const PointSet* r, const JoinSpec& s,
+                             PairSink& sink) {
+  return simjoin::run_join(l, r, s, sink);
+}
+
+// The engine's aggregates as the engine runs them (on the GPU: folded on the device), and with
+// --host-fold the host fold over the same join; one line each.
+void time_engine_aggregate(const Options& o, const PointSet& left, const PointSet* right,
+                           const JoinSpec& spec) {
+  for (const bool host_fold : {false, true}) {
+    if (host_fold && !o.host_fold) break;
+    const simjoin::JoinRunner runner = host_fold ? join_with_run_join : simjoin::JoinRunner();
+    const char* path = host_fold ? "host-fold" : "engine";
+    const auto start = std::chrono::steady_clock::now();
+    if (o.dbscan > 0) {
+      const simjoin::DbscanResult r = simjoin::run_dbscan(left, spec, o.dbscan, {}, runner);
+      const double seconds = seconds_since(start);
+      std::size_t core = 0, border = 0;
+      for (simjoin::PointKind kind : r.kind) {
+        core += kind == simjoin::PointKind::Core;
+        border += kind == simjoin::PointKind::Border;
+      }
+      std::printf("dbscan: path=%s device=%s algorithm=%s n=%zu dim=%zu eps=%g min_points=%llu "
+                  "clusters=%zu core=%zu border=%zu noise=%zu pairs=%llu total_s=%.4f counting:%s "
+                  "linking:%s\n",
+                  path, r.linking.device.c_str(), r.linking.algorithm.c_str(), left.n, left.dim,
+                  spec.eps, static_cast<unsigned long long>(o.dbscan), r.clusters, core, border,
+                  left.n - core - border, static_cast<unsigned long long>(r.linking.pairs),
+                  seconds, phases(r.counting).c_str(), phases(r.linking).c_str());
+    } else {
+      const simjoin::NeighbourStats r =
+          simjoin::run_neighbour_stats(left, right, spec, simjoin::StatsSide::Left, nullptr, {},
+                                       runner);
+      const double seconds = seconds_since(start);
+      std::uint64_t with_partners = 0;
+      for (std::uint64_t count : r.count) with_partners += count > 0;
+      std::printf("stats: path=%s device=%s algorithm=%s n=%zu n2=%zu dim=%zu eps=%g pairs=%llu "
+                  "with_partners=%llu total_s=%.4f%s\n",
+                  path, r.join.device.c_str(), r.join.algorithm.c_str(), left.n,
+                  right ? right->n : 0, left.dim, spec.eps, static_cast<unsigned long long>(r.pairs),
+                  static_cast<unsigned long long>(with_partners), seconds, phases(r.join).c_str());
+    }
+    std::fflush(stdout);
+  }
+}
+
 // --stats and --dbscan: one line each run.
 void run_aggregate(const Options& o, const PointSet& left, const PointSet* right,
                    const JoinSpec& spec) {
   const auto start = std::chrono::steady_clock::now();
-  if (o.dbscan > 0) {
-    const simjoin::DbscanResult r = simjoin::run_dbscan(left, spec, o.dbscan);
-    std::size_t core = 0, border = 0;
-    for (simjoin::PointKind kind : r.kind) {
-      core += kind == simjoin::PointKind::Core;
-      border += kind == simjoin::PointKind::Border;
-    }
-    std::printf("dbscan: n=%zu min_points=%llu clusters=%zu core=%zu border=%zu noise=%zu "
-                "total_s=%.4f counting:%s linking:%s\n",
-                left.n, static_cast<unsigned long long>(o.dbscan), r.clusters, core, border,
-                left.n - core - border, seconds_since(start), phases(r.counting).c_str(),
-                phases(r.linking).c_str());
+  if (o.dbscan > 0 || spec.device == Device::Gpu) {
+    time_engine_aggregate(o, left, right, spec);
     return;
   }
   // The join as run_neighbour_stats runs it (a self-join in Unique mode), into a timed fold.

@@ -10,7 +10,7 @@ namespace {
 
 // One query per thread. All threads of a block walk the same candidates in step (from the
 // block's first query + 1 in a self-join), so each candidate load is one broadcast.
-template <Metric M, int DIM, bool FILL>
+template <Metric M, int DIM, bool FILL, bool FOLD>
 __global__ void __launch_bounds__(kJoinBlock)
     brute_force_join(BruteForceArgs a, std::uint32_t q_begin, std::uint32_t q_end,
                      std::uint32_t* __restrict__ counts,
@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(kJoinBlock)
         out.right[o] = j;
         out.distance[o] = finish_distance_device<M>(acc);
       } else if (direct.total) {
-        emit_direct(direct, q, j, finish_distance_device<M>(acc));
+        emit_direct<FOLD>(direct, q, j, finish_distance_device<M>(acc));
       }
       ++found;
     }
@@ -54,19 +54,25 @@ __global__ void __launch_bounds__(kJoinBlock)
 }
 
 struct BruteForceKernel {
-  template <Metric M, int DIM, bool FILL>
+  template <Metric M, int DIM, bool FILL, bool FOLD>
   static constexpr auto kernel() {
-    return &brute_force_join<M, DIM, FILL>;
+    return &brute_force_join<M, DIM, FILL, FOLD>;
   }
   static std::size_t shared_bytes(const BruteForceArgs&) { return 0; }
 };
 
 }  // namespace
 
-void BruteForceProducer::count(std::uint32_t* counts, unsigned long long* candidates,
-                               const DirectOutput& direct, cudaStream_t stream) const {
-  launch_join<BruteForceKernel, false>(args_, metric_, args_.dim, 0, args_.n_left, counts,
-                                       candidates, nullptr, 0, PairOutput{}, direct, stream);
+void BruteForceProducer::count_range(std::uint32_t q_begin, std::uint32_t q_end,
+                                     std::uint32_t* counts, unsigned long long* candidates,
+                                     const DirectOutput& direct, cudaStream_t stream) const {
+  if (direct.fold.kind != FoldKind::None)
+    launch_join<BruteForceKernel, false, true>(args_, metric_, args_.dim, q_begin, q_end, counts,
+                                               candidates, nullptr, 0, PairOutput{}, direct,
+                                               stream);
+  else
+    launch_join<BruteForceKernel, false>(args_, metric_, args_.dim, q_begin, q_end, counts,
+                                         candidates, nullptr, 0, PairOutput{}, direct, stream);
 }
 
 void BruteForceProducer::fill(std::uint32_t q_begin, std::uint32_t q_end,

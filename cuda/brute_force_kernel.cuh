@@ -31,8 +31,9 @@ class BruteForceProducer : public PairProducer {
  public:
   BruteForceProducer(const BruteForceArgs& args, Metric metric) : args_(args), metric_(metric) {}
   std::uint32_t num_queries() const override { return args_.n_left; }
-  void count(std::uint32_t* counts, unsigned long long* candidates, const DirectOutput& direct,
-             cudaStream_t stream) const override;
+  void count_range(std::uint32_t q_begin, std::uint32_t q_end, std::uint32_t* counts,
+                   unsigned long long* candidates, const DirectOutput& direct,
+                   cudaStream_t stream) const override;
   void fill(std::uint32_t q_begin, std::uint32_t q_end, const std::uint64_t* offsets,
             std::uint64_t base, const PairOutput& out, cudaStream_t stream) const override;
 

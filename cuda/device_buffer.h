@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "cuda_check.h"
 
@@ -51,6 +52,15 @@ class DeviceBuffer {
   T* data_ = nullptr;
   std::size_t size_ = 0;
 };
+
+// The first n elements of `buffer`, copied to the host (synchronously).
+template <typename T>
+std::vector<T> to_host(const DeviceBuffer<T>& buffer, std::size_t n) {
+  std::vector<T> host(n);
+  if (n > 0)
+    CUDA_CHECK(cudaMemcpy(host.data(), buffer.data(), n * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
 
 // Page-locked host memory: the target of asynchronous device-to-host copies.
 template <typename T>

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "device_buffer.h"
 #include "distance.h"
 #include "float_filter.cuh"
+#include "fold_pass.cuh"
 #include "gpu_device.cuh"
 #include "gpu_tuning.h"
 #include "grid_index.cuh"
@@ -26,6 +28,7 @@
 #include "input_checks.h"
 #include "pair_pipeline.cuh"
 #include "phase_clock.h"
+#include "producer_join.cuh"
 #include "szl_index.cuh"
 #include "szl_join.h"
 #include "szl_join_kernel.cuh"
@@ -83,27 +86,6 @@ DeviceBuffer<double> upload(const PointSet& set) {
   // the points run on non-blocking streams, which do not wait for the legacy stream's copy.
   CUDA_CHECK(cudaDeviceSynchronize());
   return coords;
-}
-
-std::vector<std::uint32_t> download_ids(const DeviceBuffer<std::uint32_t>& ids, std::size_t n) {
-  std::vector<std::uint32_t> host(n);
-  if (n > 0)
-    CUDA_CHECK(cudaMemcpy(host.data(), ids.data(), n * sizeof(std::uint32_t),
-                          cudaMemcpyDeviceToHost));
-  return host;
-}
-
-// The points whose coordinates are all finite: exactly those paired with themselves.
-std::vector<std::uint32_t> finite_point_ids(const PointSet& set) {
-  std::vector<std::uint32_t> ids;
-  ids.reserve(set.n);
-  for (std::size_t i = 0; i < set.n; ++i) {
-    const double* p = set.point(i);
-    bool finite = true;
-    for (std::size_t j = 0; finite && j < set.dim; ++j) finite = std::isfinite(p[j]);
-    if (finite) ids.push_back(static_cast<std::uint32_t>(i));
-  }
-  return ids;
 }
 
 // The centre that the float copies are shifted by: the first point whose coordinates are all
@@ -173,8 +155,24 @@ bool stop_requested(PairSink& sink, JoinStats& stats) {
   return true;
 }
 
+// Hands the producer to `consume` when given (the device aggregates), else streams its pairs
+// into the sink (diagonal: the identity pairs of a self-join's SelfPairs::All, made on demand).
+void finish_join(const PairProducer& producer, const ProducerConsumer* consume,
+                 const PointSet* right, const JoinSpec& spec,
+                 const std::function<std::vector<std::uint32_t>()>& diagonal, PairSink& sink,
+                 JoinStats& stats) {
+  if (consume) {
+    stats.stopped = !(*consume)(producer, stats);
+    return;
+  }
+  std::vector<std::uint32_t> ids;
+  if (!right && spec.self_pairs == SelfPairs::All) ids = diagonal();
+  stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &ids), sink, stats);
+}
+
 void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                     double bound, PairSink& sink, JoinStats& stats, PhaseClock& timer) {
+                     double bound, PairSink& sink, JoinStats& stats, PhaseClock& timer,
+                     const ProducerConsumer* consume) {
   stats.algorithm = "gpu-brute-force";
   const DeviceBuffer<double> left_coords = upload(left);
   const DeviceBuffer<double> right_coords = right ? upload(*right) : DeviceBuffer<double>();
@@ -199,11 +197,9 @@ void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec
   args.dim = static_cast<int>(left.dim);
   args.self_join = right == nullptr;
   args.bound = bound;
-  std::vector<std::uint32_t> diagonal;
-  if (!right && spec.self_pairs == SelfPairs::All) diagonal = finite_point_ids(left);
   timer.restart();
   const BruteForceProducer producer(args, spec.metric);
-  stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &diagonal), sink, stats);
+  finish_join(producer, consume, right, spec, [&] { return finite_ids(left); }, sink, stats);
 }
 
 // Sorts an input's finite points by cell on the device (its raw copy is freed on return).
@@ -227,7 +223,7 @@ std::uint32_t choose_tile_points(std::uint32_t num_cells, std::uint32_t indexed_
 
 void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
               const GridGeometry& plan_geometry, double bound, PairSink& sink,
-              JoinStats& stats, PhaseClock& timer) {
+              JoinStats& stats, PhaseClock& timer, const ProducerConsumer* consume) {
   stats.algorithm = "gpu-grid";
   GridGeometry geometry = plan_geometry;
   stats.indexed_dims = geometry.k;
@@ -274,13 +270,12 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
   args.filter = filter_for(bound, spec, geometry.dim);
   args.tile_points = choose_tile_points(cells.num_cells, index_points.n_finite, geometry.dim);
   if (args.tile_points > 0) stats.algorithm = "gpu-grid-tiled";
-  std::vector<std::uint32_t> diagonal;
-  if (!right && spec.self_pairs == SelfPairs::All)
-    diagonal = download_ids(index_points.ids, index_points.n_finite);
   timer.mark("index");
   if (stop_requested(sink, stats)) return;
   const GridJoinProducer producer(args, spec.metric);
-  stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &diagonal), sink, stats);
+  finish_join(
+      producer, consume, right, spec,
+      [&] { return to_host(index_points.ids, index_points.n_finite); }, sink, stats);
 }
 
 SzlSort szl_sort() { return tuning().szl_compare_sort ? SzlSort::Compare : SzlSort::Keys; }
@@ -288,7 +283,8 @@ SzlSort szl_sort() { return tuning().szl_compare_sort ? SzlSort::Compare : SzlSo
 // The SZL join: the index on the smaller input (the only one for a self-join), probed by every
 // finite point of the other in Z order, or by the index's own points in the order of curve 0.
 void run_szl(const PointSet& left, const PointSet* right, const JoinSpec& spec, double bound,
-             PairSink& sink, JoinStats& stats, PhaseClock& timer) {
+             PairSink& sink, JoinStats& stats, PhaseClock& timer,
+             const ProducerConsumer* consume) {
   stats.algorithm = "gpu-szl";
   CudaStream stream;
   const bool build_is_left = right == nullptr || left.n <= right->n;
@@ -360,19 +356,19 @@ void run_szl(const PointSet& left, const PointSet* right, const JoinSpec& spec, 
     args.curve_first = curve_first.data();
     stats.algorithm = "gpu-szl-copies";
   }
-  std::vector<std::uint32_t> diagonal;
-  if (!right && spec.self_pairs == SelfPairs::All) diagonal = finite_point_ids(left);
   timer.mark("intervals");
   if (stop_requested(sink, stats)) return;
   const SzlJoinProducer producer(args, spec.metric);
-  stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &diagonal), sink, stats);
+  finish_join(producer, consume, right, spec, [&] { return finite_ids(left); }, sink, stats);
 }
 
 // The most points a chunk may hold so that two chunks fit the input budget (the tuning's, else
-// half the memory the join may use); 0 when the inputs fit as they are.
-std::size_t chunk_points_for(const PointSet& left, const PointSet* right, const JoinSpec& spec) {
+// half the memory the join may use, less `extra_bytes`); 0 when the inputs fit as they are.
+std::size_t chunk_points_for(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                             std::size_t extra_bytes = 0) {
   std::size_t budget = tuning().input_bytes;
   if (budget == 0) budget = join_memory_bytes(spec.device_memory_bytes) / 2;
+  budget = budget > extra_bytes ? budget - extra_bytes : 0;
   std::size_t per_point = device_bytes_per_point(left.dim);
   if (spec.algorithm == Algorithm::Szl)
     per_point = std::max(per_point, szl_device_bytes_per_point(left.dim));
@@ -381,9 +377,10 @@ std::size_t chunk_points_for(const PointSet& left, const PointSet* right, const 
   return std::max<std::size_t>(1, budget / (2 * per_point));
 }
 
-// The join of inputs that fit the device.
-JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                             PairSink& sink) {
+// The join of inputs that fit the device; `consume` (optional) takes the producer instead of
+// the pair pipeline.
+JoinStats run_join_on_device(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                             PairSink& sink, const ProducerConsumer* consume) {
   const DeviceInfo& device = use_device();
   JoinStats stats;
   stats.device = "gpu: " + device.name;
@@ -394,7 +391,7 @@ JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const 
   PhaseClock timer(stats);
 
   if (spec.algorithm == Algorithm::Szl && std::isfinite(spec.eps) && left.dim > 0) {
-    run_szl(left, right, spec, bound, sink, stats, timer);
+    run_szl(left, right, spec, bound, sink, stats, timer, consume);
     return stats;
   }
   // The grid needs a finite eps and an indexable dimension; brute force covers the rest.
@@ -404,12 +401,29 @@ JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const 
     timer.mark("plan");
     if (stop_requested(sink, stats)) return stats;  // cancel between phases too
     if (geometry.k > 0) {
-      run_grid(left, right, spec, geometry, bound, sink, stats, timer);
+      run_grid(left, right, spec, geometry, bound, sink, stats, timer, consume);
       return stats;
     }
   }
-  run_brute_force(left, right, spec, bound, sink, stats, timer);
+  run_brute_force(left, right, spec, bound, sink, stats, timer, consume);
   return stats;
+}
+
+JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                             PairSink& sink) {
+  return run_join_on_device(left, right, spec, sink, nullptr);
+}
+
+// Algorithm::Auto resolved with the GPU's prices (its estimates into *estimates).
+JoinSpec choose_gpu_algorithm(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                              std::vector<AlgorithmEstimate>* estimates) {
+  JoinSpec chosen = spec;
+  if (spec.algorithm == Algorithm::Auto) {
+    AlgorithmChoice choice = choose_algorithm(left, right, spec, 1, true, gpu_algorithm_speeds());
+    chosen.algorithm = choice.algorithm;
+    *estimates = std::move(choice.estimates);
+  }
+  return chosen;
 }
 
 }  // namespace
@@ -420,18 +434,34 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
   if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
   const DeviceInfo& device = use_device();
   // Auto: the algorithm priced cheapest on this device (algorithm_choice.h, the GPU's speeds).
-  JoinSpec chosen = spec;
   std::vector<AlgorithmEstimate> estimates;
-  if (spec.algorithm == Algorithm::Auto) {
-    AlgorithmChoice choice = choose_algorithm(left, right, spec, 1, true, gpu_algorithm_speeds());
-    chosen.algorithm = choice.algorithm;
-    estimates = std::move(choice.estimates);
-  }
+  const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &estimates);
   const std::size_t chunk_points = chunk_points_for(left, right, chosen);
   JoinStats stats = chunk_points == 0
                         ? run_join_in_memory(left, right, chosen, sink)
                         : run_chunked_join(left, right, chosen, chunk_points, run_join_in_memory, sink);
   stats.device = "gpu: " + device.name;  // also where every chunk pair was pruned
+  stats.estimates = std::move(estimates);
+  return stats;
+}
+
+bool producer_join_fits(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                        std::size_t extra_bytes) {
+  if (spec.metric == Metric::Cosine) return false;
+  use_device();
+  JoinSpec szl = spec;  // the larger of the grid's and the SZL's needs, whichever Auto picks
+  szl.algorithm = Algorithm::Szl;
+  return chunk_points_for(left, right, szl, extra_bytes) == 0;
+}
+
+JoinStats run_producer_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                            PairSink& control, const ProducerConsumer& consume) {
+  check_inputs(left, right);
+  const DeviceInfo& device = use_device();
+  std::vector<AlgorithmEstimate> estimates;
+  const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &estimates);
+  JoinStats stats = run_join_on_device(left, right, chosen, control, &consume);
+  stats.device = "gpu: " + device.name;
   stats.estimates = std::move(estimates);
   return stats;
 }

@@ -1,4 +1,5 @@
 // The GPU backend of a build without the CUDA toolkit: never available.
+#include "gpu_aggregates.h"
 #include "gpu_backend.h"
 #include "gpu_tuning.h"
 
@@ -31,6 +32,15 @@ bool context_healthy() { return true; }
 int gpu_count() { return 0; }
 
 void select_gpu(int) { throw Error("simjoin was built without CUDA: no GPU backend"); }
+
+NeighbourStats neighbour_stats(const PointSet&, const PointSet*, const JoinSpec&, StatsSide,
+                               const std::uint64_t*, const KeepGoing&) {
+  throw Error("simjoin was built without CUDA: no GPU backend");
+}
+
+DbscanResult dbscan(const PointSet&, const JoinSpec&, std::uint64_t, const KeepGoing&) {
+  throw Error("simjoin was built without CUDA: no GPU backend");
+}
 
 void poison_context_for_test() { throw Error("simjoin was built without CUDA: no GPU backend"); }
 

@@ -1,5 +1,6 @@
 // gpu::backend(): the GPU backend behind the engine's JoinBackend interface, in both builds (without
 // CUDA, available() says why not and run_join throws).
+#include "gpu_aggregates.h"
 #include "gpu_backend.h"
 
 namespace simjoin::gpu {
@@ -13,6 +14,17 @@ class GpuBackend : public JoinBackend {
   JoinStats run(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                 PairSink& sink) override {
     return run_join(left, right, spec, sink);
+  }
+  bool runs_aggregates() const override { return true; }
+  NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right,
+                                 const JoinSpec& spec, StatsSide side,
+                                 const std::uint64_t* partner_ranks,
+                                 const KeepGoing& keep_going) override {
+    return gpu::neighbour_stats(left, right, spec, side, partner_ranks, keep_going);
+  }
+  DbscanResult dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
+                      const KeepGoing& keep_going) override {
+    return gpu::dbscan(points, spec, min_points, keep_going);
   }
 };
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace simjoin::gpu {
 
@@ -34,6 +35,9 @@ struct Tuning {
   // SZL walk: read the build points from per-curve copies in curve order where they fit (false:
   // through the ids; SIMJOIN_GPU_SZL_COPIES=0).
   bool szl_curve_copies = true;
+  // Device aggregates (fold_pass.cuh): queries per launch of a fold pass; 0 adapts it to about
+  // 0.1 s a launch (tests set a few hundred to force many launches).
+  std::uint32_t fold_launch_queries = 0;
 };
 
 Tuning& tuning();

@@ -13,7 +13,7 @@ namespace {
 
 // Counts (FILL = false) or writes (FILL = true) the pairs of queries [q_begin, q_end), one query
 // per thread; in a self-join's own row only later points are paired.
-template <Metric M, int DIM, bool FILL>
+template <Metric M, int DIM, bool FILL, bool FOLD>
 __global__ void __launch_bounds__(kJoinBlock)
     grid_join(GridJoinArgs a, std::uint32_t q_begin, std::uint32_t q_end,
               std::uint32_t* __restrict__ counts, unsigned long long* __restrict__ candidates,
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kJoinBlock)
                                        a.index_coords + std::uint64_t(j) * dim};
         const double acc = candidate_distance<M, DIM>(a.filter, query, candidate, dim, a.bound);
         if (acc <= a.bound) {
-          record_grid_pair<M, FILL>(a, q, j, acc, first_out, found, out, direct);
+          record_grid_pair<M, FILL, FOLD>(a, q, j, acc, first_out, found, out, direct);
           ++found;
         }
       }
@@ -54,24 +54,32 @@ __global__ void __launch_bounds__(kJoinBlock)
 }
 
 struct GridJoinKernel {
-  template <Metric M, int DIM, bool FILL>
+  template <Metric M, int DIM, bool FILL, bool FOLD>
   static constexpr auto kernel() {
-    return &grid_join<M, DIM, FILL>;
+    return &grid_join<M, DIM, FILL, FOLD>;
   }
   static std::size_t shared_bytes(const GridJoinArgs&) { return 0; }
 };
 
 }  // namespace
 
-void GridJoinProducer::count(std::uint32_t* counts, unsigned long long* candidates,
-                             const DirectOutput& direct, cudaStream_t stream) const {
-  if (args_.tile_points > 0)
-    launch_grid_tile<false>(args_, metric_, 0, args_.num_queries, counts, candidates, nullptr, 0,
+void GridJoinProducer::count_range(std::uint32_t q_begin, std::uint32_t q_end,
+                                   std::uint32_t* counts, unsigned long long* candidates,
+                                   const DirectOutput& direct, cudaStream_t stream) const {
+  const bool fold = direct.fold.kind != FoldKind::None;
+  if (args_.tile_points > 0 && fold)
+    launch_grid_tile<false, true>(args_, metric_, q_begin, q_end, counts, candidates, nullptr, 0,
+                                  PairOutput{}, direct, stream);
+  else if (args_.tile_points > 0)
+    launch_grid_tile<false>(args_, metric_, q_begin, q_end, counts, candidates, nullptr, 0,
                             PairOutput{}, direct, stream);
+  else if (fold)
+    launch_join<GridJoinKernel, false, true>(args_, metric_, args_.geometry.dim, q_begin, q_end,
+                                             counts, candidates, nullptr, 0, PairOutput{}, direct,
+                                             stream);
   else
-    launch_join<GridJoinKernel, false>(args_, metric_, args_.geometry.dim, 0, args_.num_queries,
-                                       counts, candidates, nullptr, 0, PairOutput{}, direct,
-                                       stream);
+    launch_join<GridJoinKernel, false>(args_, metric_, args_.geometry.dim, q_begin, q_end, counts,
+                                       candidates, nullptr, 0, PairOutput{}, direct, stream);
 }
 
 void GridJoinProducer::fill(std::uint32_t q_begin, std::uint32_t q_end,

@@ -98,7 +98,7 @@ class GridStencil {
 
 // Records the match of query q with sorted index point j (accumulated distance acc): written at
 // out[first_out + found] by a fill pass, into the direct output by a count pass.
-template <Metric M, bool FILL>
+template <Metric M, bool FILL, bool FOLD>
 __device__ __forceinline__ void record_grid_pair(const GridJoinArgs& a, std::uint32_t q,
                                                  std::uint32_t j, double acc,
                                                  std::uint64_t first_out, std::uint32_t found,
@@ -124,7 +124,7 @@ __device__ __forceinline__ void record_grid_pair(const GridJoinArgs& a, std::uin
     out.right[o] = right;
     out.distance[o] = finish_distance_device<M>(acc);
   } else {
-    emit_direct(direct, left, right, finish_distance_device<M>(acc));
+    emit_direct<FOLD>(direct, left, right, finish_distance_device<M>(acc));
   }
 }
 

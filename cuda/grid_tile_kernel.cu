@@ -20,7 +20,7 @@ constexpr std::size_t kTileBytes = 40 * 1024;  // within the 48 KiB a block gets
 // whole block loads tile by tile into shared memory. Each query sees its candidates in the same
 // order as in any other launch (stencil row, then position), so a fill pass writes exactly what
 // the count pass counted. Self-joins: in the own row only candidates after the query are paired.
-template <Metric M, int DIM, bool FILL>
+template <Metric M, int DIM, bool FILL, bool FOLD>
 __global__ void __launch_bounds__(kJoinBlock)
     grid_tile_join(GridJoinArgs a, std::uint32_t q_begin, std::uint32_t q_end,
                    std::uint32_t* __restrict__ counts, unsigned long long* __restrict__ candidates,
@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kJoinBlock)
                                          a.index_coords + std::uint64_t(j) * dim};
           const double acc = candidate_distance<M, DIM>(a.filter, query, candidate, dim, a.bound);
           if (acc <= a.bound) {
-            record_grid_pair<M, FILL>(a, q, j, acc, first_out, found, out, direct);
+            record_grid_pair<M, FILL, FOLD>(a, q, j, acc, first_out, found, out, direct);
             ++found;
           }
         }
@@ -84,9 +84,9 @@ __global__ void __launch_bounds__(kJoinBlock)
 }
 
 struct GridTileKernel {
-  template <Metric M, int DIM, bool FILL>
+  template <Metric M, int DIM, bool FILL, bool FOLD>
   static constexpr auto kernel() {
-    return &grid_tile_join<M, DIM, FILL>;
+    return &grid_tile_join<M, DIM, FILL, FOLD>;
   }
   static std::size_t shared_bytes(const GridJoinArgs& a) {
     return std::size_t(a.tile_points) * (a.geometry.dim + 1) * sizeof(float);
@@ -101,17 +101,21 @@ std::uint32_t grid_tile_points(int dim) {
   return points >= kMinTilePoints ? points : 0;
 }
 
-template <bool FILL>
+template <bool FILL, bool FOLD>
 void launch_grid_tile(const GridJoinArgs& args, Metric metric, std::uint32_t q_begin,
                       std::uint32_t q_end, std::uint32_t* counts, unsigned long long* candidates,
                       const std::uint64_t* offsets, std::uint64_t base, const PairOutput& out,
                       const DirectOutput& direct, cudaStream_t stream) {
   if (args.tile_points == 0 || args.tile_points > grid_tile_points(args.geometry.dim))
     throw Error("gpu join: tile size does not fit the dimension");
-  launch_join<GridTileKernel, FILL>(args, metric, args.geometry.dim, q_begin, q_end, counts,
+  launch_join<GridTileKernel, FILL, FOLD>(args, metric, args.geometry.dim, q_begin, q_end, counts,
                                     candidates, offsets, base, out, direct, stream);
 }
 
+template void launch_grid_tile<false, true>(const GridJoinArgs&, Metric, std::uint32_t,
+                                            std::uint32_t, std::uint32_t*, unsigned long long*,
+                                            const std::uint64_t*, std::uint64_t, const PairOutput&,
+                                            const DirectOutput&, cudaStream_t);
 template void launch_grid_tile<false>(const GridJoinArgs&, Metric, std::uint32_t, std::uint32_t,
                                       std::uint32_t*, unsigned long long*, const std::uint64_t*,
                                       std::uint64_t, const PairOutput&, const DirectOutput&,

@@ -21,7 +21,8 @@ std::uint32_t grid_tile_points(int dim);
 
 // The count (FILL = false) or fill (FILL = true) launch over queries [q_begin, q_end), with the
 // parameters of PairProducer::count and fill; args.tile_points must be grid_tile_points(dim).
-template <bool FILL>
+// FOLD: a count pass that folds its pairs into direct.fold (pair_fold.cuh).
+template <bool FILL, bool FOLD = false>
 void launch_grid_tile(const GridJoinArgs& args, Metric metric, std::uint32_t q_begin,
                       std::uint32_t q_end, std::uint32_t* counts, unsigned long long* candidates,
                       const std::uint64_t* offsets, std::uint64_t base, const PairOutput& out,

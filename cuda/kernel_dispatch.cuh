@@ -50,10 +50,12 @@ inline unsigned join_blocks(std::uint32_t queries) {
   return static_cast<unsigned>((std::uint64_t(queries) + kJoinBlock - 1) / kJoinBlock);
 }
 
-// Launches Kernels::kernel<metric, dim, FILL>() over the queries [q_begin, q_end), one thread each,
+// Launches Kernels::kernel<metric, dim, FILL, FOLD>() over the queries [q_begin, q_end), one thread
+// each (FOLD: a count pass that folds its pairs, pair_fold.cuh; its own instantiation, so that the
+// fold's code and registers stay out of the join's kernels),
 // with Kernels::shared_bytes(args) of dynamic shared memory per block: the one launcher of the
 // join kernels, which share this parameter list.
-template <typename Kernels, bool FILL, typename Args>
+template <typename Kernels, bool FILL, bool FOLD = false, typename Args>
 void launch_join(const Args& args, Metric metric, int dim, std::uint32_t q_begin,
                  std::uint32_t q_end, std::uint32_t* counts, unsigned long long* candidates,
                  const std::uint64_t* offsets, std::uint64_t base, const PairOutput& out,
@@ -61,7 +63,8 @@ void launch_join(const Args& args, Metric metric, int dim, std::uint32_t q_begin
   if (q_end <= q_begin) return;
   dispatch_metric_dim(metric, dim, [&](auto metric_tag, auto dim_tag) {
     const auto kernel =
-        Kernels::template kernel<decltype(metric_tag)::value, decltype(dim_tag)::value, FILL>();
+        Kernels::template kernel<decltype(metric_tag)::value, decltype(dim_tag)::value, FILL,
+                                 FOLD>();
     kernel<<<join_blocks(q_end - q_begin), kJoinBlock, Kernels::shared_bytes(args), stream>>>(
         args, q_begin, q_end, counts, candidates, offsets, base, out, direct);
   });
@@ -79,6 +82,8 @@ __device__ __forceinline__ void add_candidates(unsigned long long* total,
 
 // Writes one pair of the count pass into the direct output: the threads of the warp that get
 // here together reserve their slots with one atomicAdd; a slot beyond capacity is only counted.
+// FOLD: the pair is folded into the device aggregates of direct.fold instead (pair_fold.cuh).
+template <bool FOLD>
 __device__ __forceinline__ void emit_direct(const DirectOutput& direct, std::uint32_t left,
                                             std::uint32_t right, double distance) {
   namespace cg = cooperative_groups;
@@ -86,6 +91,10 @@ __device__ __forceinline__ void emit_direct(const DirectOutput& direct, std::uin
   unsigned long long slot = 0;
   if (group.thread_rank() == 0)
     slot = atomicAdd(direct.total, static_cast<unsigned long long>(group.size()));
+  if constexpr (FOLD) {
+    fold_pair(direct.fold, left, right, distance);
+    return;
+  }
   slot = group.shfl(slot, 0) + group.thread_rank();
   if (slot < direct.capacity) {
     direct.out.left[slot] = left;

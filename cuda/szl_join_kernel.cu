@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kIntervalBlock)
   intervals[q] = best;
 }
 
-template <Metric M, bool FILL>
+template <Metric M, bool FILL, bool FOLD>
 __device__ __forceinline__ void record_szl_pair(const SzlJoinArgs& a, std::uint32_t query_id,
                                                 std::uint32_t build_id, double acc,
                                                 std::uint64_t slot, const PairOutput& out,
@@ -122,14 +122,14 @@ __device__ __forceinline__ void record_szl_pair(const SzlJoinArgs& a, std::uint3
     out.right[slot] = right;
     out.distance[slot] = finish_distance_device<M>(acc);
   } else {
-    emit_direct(direct, left, right, finish_distance_device<M>(acc));
+    emit_direct<FOLD>(direct, left, right, finish_distance_device<M>(acc));
   }
 }
 
 // Counts (FILL = false) or writes (FILL = true) the pairs of queries [q_begin, q_end), one query
 // per thread walking its interval; in a self-join only the points after the query in (first
 // coordinate, id) order are tested.
-template <Metric M, int DIM, bool FILL>
+template <Metric M, int DIM, bool FILL, bool FOLD>
 __global__ void __launch_bounds__(kJoinBlock)
     szl_join(SzlJoinArgs a, std::uint32_t q_begin, std::uint32_t q_end,
              std::uint32_t* __restrict__ counts, unsigned long long* __restrict__ candidates,
@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(kJoinBlock)
                         : CandidatePoint{a.build_float + row * dim, a.build_mag[row], exact};
       const double acc = candidate_distance<M, DIM>(a.filter, query, candidate, dim, a.bound);
       if (acc <= a.bound) {
-        record_szl_pair<M, FILL>(a, id, other, acc, first_out + found, out, direct);
+        record_szl_pair<M, FILL, FOLD>(a, id, other, acc, first_out + found, out, direct);
         ++found;
       }
     }
@@ -174,9 +174,9 @@ __global__ void __launch_bounds__(kJoinBlock)
 }
 
 struct SzlJoinKernel {
-  template <Metric M, int DIM, bool FILL>
+  template <Metric M, int DIM, bool FILL, bool FOLD>
   static constexpr auto kernel() {
-    return &szl_join<M, DIM, FILL>;
+    return &szl_join<M, DIM, FILL, FOLD>;
   }
   static std::size_t shared_bytes(const SzlJoinArgs&) { return 0; }
 };
@@ -228,10 +228,15 @@ void make_szl_curve_copies(const SzlJoinArgs& args, float* curve_float, float* c
   CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-void SzlJoinProducer::count(std::uint32_t* counts, unsigned long long* candidates,
-                            const DirectOutput& direct, cudaStream_t stream) const {
-  launch_join<SzlJoinKernel, false>(args_, metric_, args_.dim, 0, args_.num_queries, counts,
-                                    candidates, nullptr, 0, PairOutput{}, direct, stream);
+void SzlJoinProducer::count_range(std::uint32_t q_begin, std::uint32_t q_end,
+                                  std::uint32_t* counts, unsigned long long* candidates,
+                                  const DirectOutput& direct, cudaStream_t stream) const {
+  if (direct.fold.kind != FoldKind::None)
+    launch_join<SzlJoinKernel, false, true>(args_, metric_, args_.dim, q_begin, q_end, counts,
+                                            candidates, nullptr, 0, PairOutput{}, direct, stream);
+  else
+    launch_join<SzlJoinKernel, false>(args_, metric_, args_.dim, q_begin, q_end, counts,
+                                      candidates, nullptr, 0, PairOutput{}, direct, stream);
 }
 
 void SzlJoinProducer::fill(std::uint32_t q_begin, std::uint32_t q_end,

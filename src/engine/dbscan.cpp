@@ -6,6 +6,8 @@
 
 #include "distance.h"
 #include "engine.h"
+#include "input_checks.h"
+#include "join_backend.h"
 #include "neighbour_stats.h"
 #include "pair_sink.h"
 
@@ -77,6 +79,13 @@ class LinkingSink : public PairSink {
 
 DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
                         const KeepGoing& keep_going, const JoinRunner& runner) {
+  if (!runner) {
+    check_inputs(points, nullptr);
+    JoinSpec join_spec = spec;  // the joins as they run, for Auto
+    join_spec.self_pairs = SelfPairs::Unique;
+    if (JoinBackend* backend = aggregate_backend(points, nullptr, join_spec))
+      return backend->dbscan(points, spec, min_points, keep_going);
+  }
   DbscanResult result;
   const std::size_t n = points.n;
   result.kind.assign(n, PointKind::Noise);

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
+#include "dbscan.h"
+#include "neighbour_stats.h"
 #include "pair_sink.h"
 #include "types.h"
 
@@ -24,7 +27,30 @@ class JoinBackend {
   // Whether run() implements `algorithm` (Auto, Grid and BruteForce always): Algorithm::Auto and
   // the device choice weigh the SZL only on a backend that runs it.
   virtual bool supports(Algorithm algorithm) const { return algorithm != Algorithm::Szl; }
+
+  // Whether neighbour_stats() and dbscan() run here (the GPU backend: folded on the device, no
+  // pair leaves it). run_neighbour_stats and run_dbscan call them when given no runner and the
+  // spec's device resolves to this backend; otherwise they fold run_join's pairs on the host.
+  virtual bool runs_aggregates() const { return false; }
+  // run_neighbour_stats's and run_dbscan's contracts (neighbour_stats.h, dbscan.h); the inputs are
+  // already checked.
+  virtual NeighbourStats neighbour_stats(const PointSet& /*left*/, const PointSet* /*right*/,
+                                         const JoinSpec& /*spec*/, StatsSide /*side*/,
+                                         const std::uint64_t* /*partner_ranks*/,
+                                         const KeepGoing& /*keep_going*/) {
+    throw Error("simjoin: internal error: this backend does not run aggregates");
+  }
+  virtual DbscanResult dbscan(const PointSet& /*points*/, const JoinSpec& /*spec*/,
+                              std::uint64_t /*min_points*/, const KeepGoing& /*keep_going*/) {
+    throw Error("simjoin: internal error: this backend does not run aggregates");
+  }
 };
+
+// The backend that runs the aggregates of run_neighbour_stats / run_dbscan on these inputs: the
+// installed GPU backend where it runs aggregates and spec.device resolves to it as in run_join
+// (Device::Gpu; Device::Auto where the join is priced cheaper there), else nullptr (the host
+// fold over run_join). Device::Gpu without a usable GPU gives nullptr: run_join then throws.
+JoinBackend* aggregate_backend(const PointSet& left, const PointSet* right, const JoinSpec& spec);
 
 
 // The multithreaded CPU engine (grid, SZL or brute force).

@@ -2,8 +2,12 @@
 
 #include <cmath>
 
+#include "batch_pipeline.h"
+#include "device_choice.h"
 #include "distance.h"
 #include "engine.h"
+#include "input_checks.h"
+#include "join_backend.h"
 
 namespace simjoin {
 
@@ -67,12 +71,31 @@ JoinStats run_with(const JoinRunner& runner, const PointSet& left, const PointSe
   return runner ? runner(left, right, spec, sink) : run_join(left, right, spec, sink);
 }
 
+JoinBackend* aggregate_backend(const PointSet& left, const PointSet* right, const JoinSpec& spec) {
+  JoinBackend* gpu = installed_gpu_backend();
+  if (spec.device == Device::Cpu || !gpu || !gpu->runs_aggregates() || !gpu->usable(nullptr) ||
+      !gpu->supports(spec.algorithm))
+    return nullptr;
+  if (spec.device == Device::Gpu) return gpu;
+  return auto_prefers_gpu(left, right, spec, resolve_thread_count(spec.threads), nullptr,
+                          gpu->supports(Algorithm::Szl))
+             ? gpu
+             : nullptr;
+}
+
 NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side,
                                    const std::uint64_t* partner_ranks,
                                    const KeepGoing& keep_going, const JoinRunner& runner) {
   const bool self = right == nullptr;
   if (self) side = StatsSide::Left;
+  if (!runner) {
+    check_inputs(left, right);
+    JoinSpec join_spec = spec;  // the join as it runs (a self-join in Unique mode), for Auto
+    if (self) join_spec.self_pairs = SelfPairs::Unique;
+    if (JoinBackend* backend = aggregate_backend(left, right, join_spec))
+      return backend->neighbour_stats(left, right, spec, side, partner_ranks, keep_going);
+  }
   NeighbourStatsSink sink(side == StatsSide::Left ? left.n : right->n, side, self, partner_ranks,
                           keep_going);
   JoinSpec join_spec = spec;

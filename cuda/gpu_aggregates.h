@@ -1,0 +1,25 @@
+// The engine's aggregates computed on the GPU without pairs leaving the device: per-point
+// neighbour statistics (neighbour_stats_kernel.cu) and DBSCAN (dbscan_kernel.cu), with the
+// results and JoinStats of run_neighbour_stats and run_dbscan, bit for bit. Where the device path
+// does not apply (a cosine join, whose pairs are decided on the host, or inputs that need the
+// chunked join) they run the engine's host fold over the GPU join instead. No CUDA header here.
+#pragma once
+
+#include <cstdint>
+
+#include "dbscan.h"
+#include "neighbour_stats.h"
+#include "types.h"
+
+namespace simjoin::gpu {
+
+// run_neighbour_stats's contract (neighbour_stats.h) with no runner.
+NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                               StatsSide side, const std::uint64_t* partner_ranks,
+                               const KeepGoing& keep_going);
+
+// run_dbscan's contract (dbscan.h) with no runner.
+DbscanResult dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
+                    const KeepGoing& keep_going);
+
+}  // namespace simjoin::gpu

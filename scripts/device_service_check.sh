@@ -15,6 +15,10 @@
 #                of sets: each run's sampled work estimate and its times, for fitting the device
 #                choice's speeds (src/engine/device_choice.cpp)
 #   panel        bench/device_panel.sh: simjoin.device = cpu, gpu and auto on eight sets (SETS)
+#   aggregates   aggregates through the service on the GPU: bench/sql/aggregates_group_by.sql
+#                (1M places, GROUP BY a.id counts and count(*)) with simjoin.device = gpu and cpu,
+#                PostgreSQL's plan once (AGG_NATIVE=off skips it); simjoin_dbscan of 10M uniform
+#                2-D rows and simjoin_cluster_dbscan against ST_ClusterDBSCAN on the places
 #   gtest        the engine's GPU tests (the backend installed as the GPU service installs it)
 #   sanitizer    compute-sanitizer memcheck on the GPU edge cases
 #   scripts/device_service_check.sh [first-join] [regress] [concurrent] [gtest] [sanitizer]
@@ -161,6 +165,35 @@ fi
 
 if [[ $steps == *" panel "* ]]; then
   ROUNDS=${ROUNDS:-2} bash bench/device_panel.sh ${SETS:-} 2>&1 | tee "$OUT/panel.txt"
+fi
+
+if [[ $steps == *" aggregates "* ]]; then
+  parts=" ${AGG_PARTS:-groupby dbscan postgis} "  # which of the three parts run
+  [[ $parts == *" groupby "* ]] && for device in gpu cpu; do
+    native=off; [ $device = gpu ] && native=${AGG_NATIVE:-on}
+    PGOPTIONS="-c simjoin.device=$device" timeout 300 psql -X -v keep=on -v reuse=$([ $device = gpu ] && echo off || echo on) \
+      -v native=$native -f bench/sql/aggregates_group_by.sql > "$OUT/aggregates-$device.txt" 2>&1
+    echo "== aggregates, simjoin.device = $device"
+    grep -E "^==|Time:|results_equal| t$| f$|Engine Aggregates|Engine:" "$OUT/aggregates-$device.txt" | head -40
+  done
+  [[ $parts == *" dbscan "* ]] && psql -X > "$OUT/dbscan-10m.txt" 2>&1 <<'SQL'
+SET simjoin.device = gpu; SET simjoin.explain = on; SET simjoin.explain_machine_details = on;
+CREATE TABLE IF NOT EXISTS u10m AS SELECT i AS id, ARRAY[random(), random()]::float8[] AS v
+  FROM generate_series(1, 10000000) i;
+\timing on
+SELECT kind, count(*) FROM simjoin_dbscan('u10m', 0.0005, 5, key => 'id') GROUP BY kind ORDER BY kind;
+SELECT kind, count(*) FROM simjoin_dbscan('u10m', 0.0005, 5, key => 'id') GROUP BY kind ORDER BY kind;
+SET simjoin.device = cpu;
+SELECT kind, count(*) FROM simjoin_dbscan('u10m', 0.0005, 5, key => 'id') GROUP BY kind ORDER BY kind;
+SQL
+  echo "== simjoin_dbscan 10M uniform 2-D"; grep -E "Time:|NOTICE|core|border|noise" "$OUT/dbscan-10m.txt" | head -20
+  [[ $parts == *" postgis "* ]] && for run in ${AGG_POSTGIS_RUNS:-1:10 2:10 2:50}; do  # copies:eps
+    n=${run%%:*} eps=${run#*:}
+    PGOPTIONS="-c simjoin.device=gpu" timeout 200 psql -X -v n=$n -v eps=$eps -v min_points=5 \
+      -f bench/sql/dbscan_postgis.sql > "$OUT/dbscan-postgis-$n-$eps.txt" 2>&1
+    echo "== dbscan_postgis n=$n eps=$eps"
+    grep -E -A4 "plan .*runs|speedup|noise_differences" "$OUT/dbscan-postgis-$n-$eps.txt" | head -20
+  done
 fi
 
 if [[ $steps == *" gtest "* ]]; then

@@ -39,8 +39,9 @@ class AggregateJobRun {
         std::memcpy(reinterpret_cast<char*>(job_) + layout.ranks_offset, ranks,
                     rank_count * sizeof(std::uint64_t));
       const double candidates = (work ? *work : estimate_join_work(left, right, spec)).candidates;
-      handle_.submit(job_wanted_bytes(left.n + (right ? right->n : 0), job_->dim) +
-                         aggregate_device_bytes(kind, points, ranks ? rank_count : 0),
+      handle_.submit(aggregate_job_wanted_bytes(left.n + (right ? right->n : 0), job_->dim,
+                                                aggregate_device_bytes(kind, points,
+                                                                       ranks ? rank_count : 0)),
                      static_cast<std::uint64_t>(candidates));
     });
   }

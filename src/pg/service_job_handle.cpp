@@ -50,6 +50,13 @@ std::uint64_t job_wanted_bytes(std::uint64_t points, std::uint32_t dim) {
   return 2 * points * gpu::device_bytes_per_point(dim) + kWorkingBytes;
 }
 
+std::uint64_t aggregate_job_wanted_bytes(std::uint64_t points, std::uint32_t dim,
+                                         std::uint64_t extra_bytes) {
+  const std::uint64_t per_point =
+      std::max(gpu::device_bytes_per_point(dim), gpu::szl_device_bytes_per_point(dim));
+  return 2 * (points * per_point + extra_bytes) + kWorkingBytes;
+}
+
 JobPointsPlan plan_job_points(const PointSet& left, const PointSet* right) {
   JobPointsPlan plan;
   if (!shared_points_segment(left.coords, &plan.left_segment))

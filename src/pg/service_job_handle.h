@@ -20,6 +20,12 @@ namespace simjoin::pg {
 // Device bytes a job asks the ledger for: twice its inputs on the device, so that the inputs take
 // half of it (the GPU backend's split), plus batch buffers.
 std::uint64_t job_wanted_bytes(std::uint64_t points, std::uint32_t dim);
+// The same for a job that folds an aggregate on the device (neighbour statistics, DBSCAN): the
+// GPU folds only when the whole join fits at once, for whichever algorithm Auto may pick (the
+// SZL's per-point needs where larger), beside `extra_bytes` of per-point aggregate arrays; the
+// fit check allows half the reservation, so twice that, plus the working buffers.
+std::uint64_t aggregate_job_wanted_bytes(std::uint64_t points, std::uint32_t dim,
+                                         std::uint64_t extra_bytes);
 
 // Where a job's points will be: read in place from the segment the backend built them in
 // (shared_points.h), or copied into the job's segment (left_bytes / right_bytes).

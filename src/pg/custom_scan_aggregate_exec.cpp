@@ -19,6 +19,7 @@ extern "C" {
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 }
@@ -160,10 +161,19 @@ GroupValues* group_of(AggregateState* as, Datum key, bool key_null) {
   return static_cast<GroupValues*>(entry->additional);
 }
 
+// Folds `count` pairs whose distances range over [min_distance, max_distance] into a group, in
+// the order of PostgreSQL's min and max on float8 (NaN, a wild row's distance, above every
+// number); a fold without pairs (a left join's row without a partner) leaves the distances.
 void fold(GroupValues* group, uint64 count, double min_distance, double max_distance) {
+  if (count == 0) return;
+  if (group->count == 0) {
+    group->min_distance = min_distance;
+    group->max_distance = max_distance;
+  } else {
+    if (float8_lt(min_distance, group->min_distance)) group->min_distance = min_distance;
+    if (float8_gt(max_distance, group->max_distance)) group->max_distance = max_distance;
+  }
   group->count += count;
-  if (min_distance < group->min_distance) group->min_distance = min_distance;
-  if (max_distance > group->max_distance) group->max_distance = max_distance;
 }
 
 // The group key of an outer point: its deformed value, or its stored row's.
@@ -205,7 +215,10 @@ void fold_engine_pairs(AggregateState* as) {
                                                          StatsSide::Left, nullptr);
     if (stats.join.stopped) return true;
     pairs = stats.pairs;
-    if (per_point) {
+    if (!per_point) {  // one group: the points' counts add up to the pairs
+      for (uint32 p = 0; p < n; ++p)
+        fold(&as->total, stats.count[p], stats.min_distance[p], stats.max_distance[p]);
+    } else {
       std::memcpy(counts, stats.count.data(), sizeof(uint64) * n);
       std::memcpy(min_distance, stats.min_distance.data(), sizeof(double) * n);
       std::memcpy(max_distance, stats.max_distance.data(), sizeof(double) * n);
@@ -214,10 +227,7 @@ void fold_engine_pairs(AggregateState* as) {
   });
   raise_if_interrupted(stopped);
   as->engine_pairs += pairs;
-  if (!per_point) {
-    as->total.count += pairs;
-    return;
-  }
+  if (!per_point) return;
   // Without wild rows no other pair comes: a unique key's groups are the points themselves, but
   // for the NULL keys, one group (as->total); their counts are cleared once folded there.
   as->direct = as->key_unique && st->outer.n_wild == 0 && st->inner.n_wild == 0;

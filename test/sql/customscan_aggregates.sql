@@ -176,6 +176,22 @@ SELECT * FROM pg_temp.agg_compare('SELECT e, s.c FROM (VALUES (0.5), (1), (2), (
   LATERAL (SELECT count(*) AS c FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= x.e) s');
 SELECT * FROM pg_temp.agg_compare('SELECT e, (SELECT max(c) FROM (SELECT a.g, count(*) AS c
   FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= x.e GROUP BY a.g) s) FROM (VALUES (1), (2), (3)) x(e)');
+-- min and max of the distance without GROUP BY: one group of every pair, per rescan; a NaN bound
+-- takes every pair, those of NaN vectors included (NaN sorts above every number in min and max)
+SELECT * FROM pg_temp.agg_compare('SELECT count(*), min(a.v <-> b.v), max(a.v <-> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2');
+SELECT * FROM pg_temp.agg_compare('SELECT count(*), min(a.v <+> b.v), max(a.v <+> b.v)
+  FROM agg_p a JOIN agg_p b ON a.v <+> b.v <= 2');
+SELECT * FROM pg_temp.agg_compare('SELECT e, s.* FROM (VALUES (0.5::float8), (1), (2.5), (NULL),
+  (''NaN'')) x(e), LATERAL (SELECT count(*), min(a.v <-> b.v), max(a.v <-> b.v) FROM agg_p a
+  JOIN agg_q b ON a.v <-> b.v <= x.e) s');
+SELECT * FROM pg_temp.agg_compare('SELECT e, (SELECT max(a.v <+> b.v) FROM agg_p a JOIN agg_p b
+  ON a.v <+> b.v <= x.e * 2) FROM (VALUES (0.5::float8), (1), (''NaN'')) x(e)');
+SELECT a.g, count(*), min(a.v <-> b.v), max(a.v <-> b.v) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 'NaN' WHERE a.g = 2 GROUP BY a.g;
+SELECT * FROM pg_temp.agg_compare('SELECT e, (SELECT max(a.v <+> b.v) FROM (SELECT * FROM agg_p
+  WHERE agg_p.id % 3 <> 0) a JOIN agg_p b ON (x.e * 2) >= a.v <+> b.v) FROM (VALUES (0::float8),
+  (1.5)) x(e)');
 
 -- no path: HAVING, count(DISTINCT), FILTER, a second join clause, another aggregate, the distance
 -- written otherwise, a LEFT JOIN, a key of both sides, an expression key, a nullable column

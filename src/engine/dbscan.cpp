@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 
+#include "dbscan_grid.h"
 #include "distance.h"
 #include "engine.h"
 #include "neighbour_stats.h"
@@ -77,6 +79,13 @@ class LinkingSink : public PairSink {
 
 DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
                         const KeepGoing& keep_going, const JoinRunner& runner) {
+  // Low dimensions on the CPU, without a caller's runner: the grid DBSCAN (same results).
+  const bool on_cpu = spec.device == Device::Cpu || (spec.device == Device::Auto && !gpu_available());
+  if (!runner && on_cpu) {
+    if (std::optional<DbscanResult> grid = run_dbscan_grid(points, spec, min_points, keep_going)) {
+      return std::move(*grid);
+    }
+  }
   DbscanResult result;
   const std::size_t n = points.n;
   result.kind.assign(n, PointKind::Noise);

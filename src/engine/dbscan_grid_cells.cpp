@@ -24,13 +24,6 @@ constexpr std::uint64_t kMaxCells = std::uint64_t{1} << 62;
 // of the computed distance).
 constexpr double kStencilSlack = 1e-3;
 
-double cell_side(double eps, Metric metric, std::size_t dim) {
-  const double base = metric == Metric::Euclidean   ? eps / std::sqrt(static_cast<double>(dim))
-                      : metric == Metric::Manhattan ? eps / static_cast<double>(dim)
-                                                    : eps;
-  return base * (1.0 - kCellMargin);
-}
-
 // A stable LSD radix sort of (key, id) by key, 11 bits a pass over the key's `bits`.
 void sort_by_key(std::vector<std::uint64_t>& keys, std::vector<std::uint32_t>& ids, int bits) {
   constexpr int kDigit = 11;
@@ -166,7 +159,7 @@ std::optional<GridCells> build_grid_cells(const PointSet& points, double eps, Me
   g.dim = dim;
   g.metric = metric;
   g.bound = accumulated_bound(eps, metric);
-  g.side = cell_side(eps, metric, dim);
+  g.side = grid_dbscan_cell_side(eps, metric, dim);
   if (!(g.side > 0.0)) return std::nullopt;
   g.cell_of.assign(n, GridCells::kNoCell);
   g.cell_begin.push_back(0);
@@ -232,6 +225,13 @@ std::optional<GridCells> build_grid_cells(const PointSet& points, double eps, Me
   with_metric(metric, [&](auto tag) { fill_cell_boxes<decltype(tag)::value>(g, threads); });
   plan_stencil(g, eps);
   return g;
+}
+
+double grid_dbscan_cell_side(double eps, Metric metric, std::size_t dim) {
+  const double base = metric == Metric::Euclidean   ? eps / std::sqrt(static_cast<double>(dim))
+                      : metric == Metric::Manhattan ? eps / static_cast<double>(dim)
+                                                    : eps;
+  return base * (1.0 - kCellMargin);
 }
 
 void NeighbourCells::list(std::size_t cell, std::vector<std::uint32_t>& out) {

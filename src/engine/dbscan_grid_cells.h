@@ -61,6 +61,9 @@ struct GridCells {
 std::optional<GridCells> build_grid_cells(const PointSet& points, double eps, Metric metric,
                                           int threads);
 
+// The side of the cells for eps: the largest whose diagonal is eps, less a margin.
+double grid_dbscan_cell_side(double eps, Metric metric, std::size_t dim);
+
 // The box tests of the header comment, for metric M. `p`: a point; lo/hi: a box (dim each).
 // Each accumulates per-dimension differences as within_bound does (against 0, which subtracts
 // exactly), so the monotonicity argument applies term by term.

@@ -13,6 +13,7 @@
 
 #include "dbscan.h"
 #include "dbscan_grid.h"
+#include "dbscan_grid_cells.h"
 #include "dbscan_oracle.h"
 #include "engine.h"
 #include "join_scenarios.h"
@@ -78,11 +79,11 @@ INSTANTIATE_TEST_SUITE_P(
 // Thousands of points in one cell and around it: all core at once, or counted past the cell.
 TEST(DbscanGrid, DenseCells) {
   for (std::size_t dim : {1, 2, 3}) {
-    const Points dense = uniform_points(3000, dim, 10.0, 10.001, 5);
+    const Points dense = uniform_points(2000, dim, 10.0, 10.001, 5);
     const Points points = concatenated(concatenated(dense, blob_points(1000, dim, 3, 0.4, 6)),
                                        uniform_points(400, dim, 8.0, 12.0, 7));
     for (Metric metric : kGridMetrics) {
-      for (std::uint64_t min_points : {3u, 100u, 3001u}) {
+      for (std::uint64_t min_points : {3u, 100u, 2001u}) {
         JoinSpec spec = cpu_spec(0.05, metric);
         spec.threads = 2;
         expect_grid_matches(points, spec, min_points, dim == 2 && min_points == 100u);
@@ -113,25 +114,55 @@ TEST(DbscanGrid, LatticeAtEpsAndOneUlp) {
 // whose diagonal is eps (eps / sqrt(d), eps / d, eps), so that the pair is at eps up to rounding;
 // at the origin and shifted far from it. min_points 2: each point is core iff the pair matches.
 TEST(DbscanGrid, CellDiagonalCorners) {
+  int matched = 0, apart = 0;
   for (std::size_t dim : {1, 2, 3}) {
     for (Metric metric : kGridMetrics) {
-      for (double eps : {1.0, 0.7, 3e-5, 123.456}) {
+      // 105.846, 772.775, 860.174: in 3-D Euclidean, a cell of side exactly eps / sqrt(3) holds a
+      // diagonal whose computed distance exceeds eps (found by search).
+      for (double eps : {1.0, 0.7, 3e-5, 123.456, 105.846, 772.775, 860.174}) {
         const double d = static_cast<double>(dim);
         const double side = metric == Metric::Euclidean   ? eps / std::sqrt(d)
                             : metric == Metric::Manhattan ? eps / d
                                                           : eps;
         for (double shift : {0.0, 1e3, 7e6}) {
-          Points points{dim, {}};
           double a = side;
           for (int k = 0; k < 8; ++k) a = std::nextafter(a, 0.0);
           for (int k = 0; k < 17; ++k, a = std::nextafter(a, 1e300)) {
-            // Pairs far apart from each other (100 eps), each on a diagonal.
-            const double base = shift + 100.0 * eps * k;
-            for (std::size_t j = 0; j < dim; ++j) points.coords.push_back(base);
-            for (std::size_t j = 0; j < dim; ++j) points.coords.push_back(base + a);
+            // Alone, so that the first point is the grid's origin: both in one cell when a is
+            // below the cell's side.
+            Points pair{dim, std::vector<double>(dim, shift)};
+            for (std::size_t j = 0; j < dim; ++j) pair.coords.push_back(shift + a);
+            const DbscanResult r = expect_grid_matches(pair, cpu_spec(eps, metric), 2);
+            ++(r.clusters == 1 ? matched : apart);
           }
-          for (std::uint64_t min_points : {2u, 3u}) {
-            expect_grid_matches(points, cpu_spec(eps, metric), min_points);
+        }
+      }
+    }
+  }
+  EXPECT_GT(matched, 0);
+  EXPECT_GT(apart, 0);
+}
+
+// Far from the grid's origin (2^28 cells and more) a point's computed cell is off by up to about
+// 2^-25 cells, more than the side's margin: two points of one computed cell may then be farther
+// apart than eps, and only the cell's certificate (its box's corners) keeps it exact. Pairs on a
+// diagonal starting at cell boundaries, differences stepping by one ulp across the side.
+TEST(DbscanGrid, CellsFarFromOrigin) {
+  for (std::size_t dim : {1, 2}) {  // in 3-D the keys hold at most 2^20 cells a dimension
+    for (Metric metric : kGridMetrics) {
+      const double eps = 1.0;
+      const double side = grid_dbscan_cell_side(eps, metric, dim);
+      for (double m : {268435456.0, 268435457.0, 536870919.0, 1073741827.0}) {
+        const double boundary = m * side;
+        const double ulp = std::nextafter(boundary, 1e300) - boundary;
+        for (int below = 0; below < 4; ++below) {  // the first point at or just below it
+          const double start = boundary - below * ulp;
+          for (int k = -16; k <= 16; ++k) {
+            Points points{dim, std::vector<double>(dim, 0.0)};  // the origin, alone: noise
+            const double diff = (std::floor(side / ulp) + k) * ulp;
+            for (std::size_t j = 0; j < dim; ++j) points.coords.push_back(start);
+            for (std::size_t j = 0; j < dim; ++j) points.coords.push_back(start + diff);
+            expect_grid_matches(points, cpu_spec(eps, metric), 2);
           }
         }
       }

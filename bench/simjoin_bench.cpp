@@ -4,7 +4,7 @@
 //                 [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto]
 //                 [--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2]
 //                 [--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]
-//                 [--estimate-only] [--zsort] [--stats | --dbscan MINPTS]
+//                 [--estimate-only] [--zsort] [--stats | --dbscan MINPTS [--dbscan-pairs]]
 //
 // uniform: [0, range]^dim (range 100 by default); clustered: 100 gaussian blobs in [0, range]^dim,
 // sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of seed 004);
@@ -13,7 +13,8 @@
 // and the key-free comparator; with --device gpu, the GPU index: radix sorts on key words and the
 // merge sort with z_compare) and exits. The GPU join's sort: SIMJOIN_GPU_ZSORT=keys|compare.
 // --stats: the neighbour aggregates of the left side (neighbour_stats.h), timing the sink's fold
-// apart from the join; --dbscan MINPTS: run_dbscan on the left input, by phase.
+// apart from the join; --dbscan MINPTS: run_dbscan on the left input, by phase (with
+// --dbscan-pairs: its pair-based path, the two joins through a runner, instead of the grid).
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
 #include <algorithm>
 #include <chrono>
@@ -71,6 +72,7 @@ struct Options {
   bool zsort = false;
   bool stats = false;
   std::uint64_t dbscan = 0;  // min_points; 0: no clustering
+  bool dbscan_pairs = false;  // run_dbscan through a runner (its pair-based path)
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -79,7 +81,7 @@ struct Options {
                "--eps E [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto] "
                "[--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2] "
                "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only] [--zsort] "
-               "[--stats | --dbscan MINPTS]\n";
+               "[--stats | --dbscan MINPTS [--dbscan-pairs]]\n";
   std::exit(2);
 }
 
@@ -112,6 +114,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--zsort") o.zsort = true;
     else if (arg == "--stats") o.stats = true;
     else if (arg == "--dbscan") o.dbscan = std::stoull(value());
+    else if (arg == "--dbscan-pairs") o.dbscan_pairs = true;
     else usage("unknown argument " + arg);
   }
   return o;
@@ -339,7 +342,9 @@ void run_aggregate(const Options& o, const PointSet& left, const PointSet* right
                    const JoinSpec& spec) {
   const auto start = std::chrono::steady_clock::now();
   if (o.dbscan > 0) {
-    const simjoin::DbscanResult r = simjoin::run_dbscan(left, spec, o.dbscan);
+    simjoin::JoinRunner runner;
+    if (o.dbscan_pairs) runner = simjoin::run_join;
+    const simjoin::DbscanResult r = simjoin::run_dbscan(left, spec, o.dbscan, {}, runner);
     std::size_t core = 0, border = 0;
     for (simjoin::PointKind kind : r.kind) {
       core += kind == simjoin::PointKind::Core;

@@ -111,6 +111,8 @@ class GridDbscan {
   std::uint32_t end(std::size_t c) const { return g_.cell_begin[c + 1]; }
   const double* lo(std::size_t c) const { return &g_.lo[c * g_.dim]; }
   const double* hi(std::size_t c) const { return &g_.hi[c * g_.dim]; }
+  // Whether a cell's box tests pay: they cost about one pair test each.
+  bool boxed(std::size_t c) const { return end(c) - begin(c) > 2; }
   bool within(std::uint32_t s, std::uint32_t t, std::uint64_t& evals) const {
     ++evals;
     double accumulated;
@@ -156,10 +158,13 @@ class GridDbscan {
       const double* p = g_.point(s);
       for (std::size_t k = 0; k < near.size() && count < min_points_; ++k) {
         const std::uint32_t d = near[k];
-        if (d == c || !gap_within<M>(p, lo(d), hi(d), g_.dim, g_.bound)) continue;
-        if (far_within<M>(p, lo(d), hi(d), g_.dim, g_.bound)) {
-          count += end(d) - begin(d);
-          continue;
+        if (d == c) continue;
+        if (boxed(d)) {
+          if (!gap_within<M>(p, lo(d), hi(d), g_.dim, g_.bound)) continue;
+          if (far_within<M>(p, lo(d), hi(d), g_.dim, g_.bound)) {
+            count += end(d) - begin(d);
+            continue;
+          }
         }
         for (std::uint32_t t = begin(d); t < end(d) && count < min_points_; ++t) {
           count += within(s, t, evals);
@@ -174,8 +179,10 @@ class GridDbscan {
     for (std::uint32_t s = first_core_[a]; s < end(a); ++s) {
       if (!core_[s]) continue;
       const double* p = g_.point(s);
-      if (!gap_within<M>(p, lo(b), hi(b), g_.dim, g_.bound)) continue;
-      if (far_within<M>(p, lo(b), hi(b), g_.dim, g_.bound)) return true;  // b has a core point
+      if (boxed(b)) {
+        if (!gap_within<M>(p, lo(b), hi(b), g_.dim, g_.bound)) continue;
+        if (far_within<M>(p, lo(b), hi(b), g_.dim, g_.bound)) return true;  // b has a core point
+      }
       for (std::uint32_t t = first_core_[b]; t < end(b); ++t) {
         if (core_[t] && within(s, t, evals)) return true;
       }
@@ -191,7 +198,7 @@ class GridDbscan {
     for (std::uint32_t d : near) {
       const std::uint32_t first = first_core_[d];
       if (first == kNone || g_.ids[first] >= best) continue;
-      if (!gap_within<M>(p, lo(d), hi(d), g_.dim, g_.bound)) continue;
+      if (boxed(d) && !gap_within<M>(p, lo(d), hi(d), g_.dim, g_.bound)) continue;
       for (std::uint32_t t = first; t < end(d) && g_.ids[t] < best; ++t) {
         if (core_[t] && within(s, t, evals)) {
           best = g_.ids[t];  // the cell's points are in index order: its smallest match
@@ -263,7 +270,8 @@ void cluster_on_grid(const GridCells& cells, std::uint64_t min_points, int threa
 
 std::optional<DbscanResult> run_dbscan_grid(const PointSet& points, const JoinSpec& spec,
                                             std::uint64_t min_points,
-                                            const KeepGoing& keep_going) {
+                                            const KeepGoing& keep_going,
+                                            bool only_where_faster) {
   check_inputs(points, nullptr);
   DbscanResult result;
   const bool counts = min_points > 1;  // as run_dbscan: no counting pass for min_points <= 1
@@ -271,6 +279,13 @@ std::optional<DbscanResult> run_dbscan_grid(const PointSet& points, const JoinSp
   const int threads = resolve_thread_count(spec.threads);
   std::optional<GridCells> cells = build_grid_cells(points, spec.eps, spec.metric, threads);
   if (!cells) return std::nullopt;
+  // Measured on uniform 3-D data (1M points, 2 threads): the grid is faster from about 1.4
+  // points per non-empty cell on (at 1.1 it takes 1.5x the pair path's time, at 2 it takes 0.6x).
+  constexpr double kMinPointsPerCell3d = 1.4;
+  if (only_where_faster && points.dim == 3 &&
+      static_cast<double>(cells->ids.size()) < kMinPointsPerCell3d * cells->cell_count()) {
+    return std::nullopt;
+  }
   for (JoinStats* stats : {&result.counting, &result.linking}) {
     if (stats == &result.counting && !counts) continue;
     stats->device = "cpu";

@@ -26,9 +26,12 @@ namespace simjoin {
 
 // run_dbscan(points, spec, min_points, keep_going) on the CPU grid, or nothing when the grid
 // does not apply (see build_grid_cells: dimension 1 to 3, not cosine, eps finite and > 0, the
-// cells countable). Stopped by keep_going: counting.stopped or linking.stopped, as run_dbscan.
+// cells countable) or, with only_where_faster, would be slower than the pair-based path (3-D
+// with sparse cells: up to 125 neighbouring cells each). Stopped by keep_going:
+// counting.stopped or linking.stopped, as run_dbscan.
 std::optional<DbscanResult> run_dbscan_grid(const PointSet& points, const JoinSpec& spec,
                                             std::uint64_t min_points,
-                                            const KeepGoing& keep_going = {});
+                                            const KeepGoing& keep_going = {},
+                                            bool only_where_faster = true);
 
 }  // namespace simjoin

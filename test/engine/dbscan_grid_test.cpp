@@ -35,7 +35,7 @@ DbscanResult pair_dbscan(const Points& points, const JoinSpec& spec, std::uint64
 // The grid's result equals the pair path's field by field (and the oracle's, for small sets).
 DbscanResult expect_grid_matches(const Points& points, const JoinSpec& spec,
                                  std::uint64_t min_points, bool oracle = true) {
-  std::optional<DbscanResult> grid = run_dbscan_grid(points.set(), spec, min_points);
+  std::optional<DbscanResult> grid = run_dbscan_grid(points.set(), spec, min_points, {}, false);
   if (!grid) {
     ADD_FAILURE() << "the grid does not apply";
     return DbscanResult();
@@ -220,7 +220,8 @@ TEST(DbscanGrid, ThreadsAgree) {
     spec.threads = 1;
     const DbscanResult one = expect_grid_matches(points, spec, min_points, false);
     spec.threads = 4;
-    const std::optional<DbscanResult> four = run_dbscan_grid(points.set(), spec, min_points);
+    const std::optional<DbscanResult> four =
+        run_dbscan_grid(points.set(), spec, min_points, {}, false);
     ASSERT_TRUE(four);
     EXPECT_EQ(four->cluster, one.cluster);
     EXPECT_EQ(four->kind, one.kind);
@@ -267,6 +268,11 @@ TEST(DbscanGrid, AppliesToLowDimensionsOnly) {
   }
   EXPECT_NE(pair_dbscan(plane, cpu_spec(0.3), 3).linking.algorithm, "dbscan-grid");
   EXPECT_NE(run_dbscan(points.set(), cpu_spec(0.3), 3).linking.algorithm, "dbscan-grid");
+  // 3-D: sparse cells take the pair path, crowded ones the grid.
+  const Points space = uniform_points(2000, 3, 0.0, 1.0, 5);
+  EXPECT_FALSE(run_dbscan_grid(space.set(), cpu_spec(0.01), 3));
+  EXPECT_TRUE(run_dbscan_grid(space.set(), cpu_spec(0.01), 3, {}, false));
+  EXPECT_TRUE(run_dbscan_grid(space.set(), cpu_spec(0.3), 3));
 }
 
 }  // namespace

@@ -90,6 +90,26 @@ void plan_stencil(GridCells& g, double eps) {
     if (j + 1 >= dim) break;
     ++prefix[j];
   }
+  // Nearest rows first: a point counting its neighbours reaches min_points sooner.
+  const std::size_t rows = g.row_half_width.size(), width = dim - 1;
+  std::vector<std::size_t> order(rows);
+  std::vector<double> nearness(rows);
+  for (std::size_t row = 0; row < rows; ++row) {
+    order[row] = row;
+    double gaps[kGridDbscanMaxDim] = {};
+    for (std::size_t j = 0; j < width; ++j) gaps[j] = std::fabs(static_cast<double>(g.row_offset[row * width + j]));
+    nearness[row] = gap_norm(gaps, width, g.metric);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return nearness[a] < nearness[b]; });
+  std::vector<std::int64_t> offsets, widths;
+  for (std::size_t row : order) {
+    offsets.insert(offsets.end(), g.row_offset.begin() + row * width,
+                   g.row_offset.begin() + (row + 1) * width);
+    widths.push_back(g.row_half_width[row]);
+  }
+  g.row_offset.swap(offsets);
+  g.row_half_width.swap(widths);
 }
 
 // The per-dimension bounds of the finite points; false when there is none.
@@ -198,17 +218,22 @@ std::optional<GridCells> build_grid_cells(const PointSet& points, double eps, Me
     }
   });
   std::size_t finite = 0;
+  g.ids.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (key[i] == kNoKey) continue;
     key[finite] = key[i];
-    g.ids.push_back(static_cast<std::uint32_t>(i));
-    ++finite;
+    g.ids[finite++] = static_cast<std::uint32_t>(i);
   }
   key.resize(finite);
+  g.ids.resize(finite);
   int bits = 0;
   while (bits < 64 && (cells - 1) >> bits) ++bits;
   sort_by_key(key, g.ids, bits);
 
+  std::size_t distinct = finite > 0 ? 1 : 0;
+  for (std::size_t s = 1; s < finite; ++s) distinct += key[s] != key[s - 1];
+  g.cell_key.reserve(distinct);
+  g.cell_begin.reserve(distinct + 1);
   for (std::size_t s = 0; s < finite; ++s) {
     if (s == 0 || key[s] != key[s - 1]) {
       if (s > 0) g.cell_begin.push_back(static_cast<std::uint32_t>(s));

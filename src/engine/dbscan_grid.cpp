@@ -277,7 +277,8 @@ std::optional<DbscanResult> run_dbscan_grid(const PointSet& points, const JoinSp
   const bool counts = min_points > 1;  // as run_dbscan: no counting pass for min_points <= 1
   PhaseClock counting(result.counting), linking(result.linking);
   const int threads = resolve_thread_count(spec.threads);
-  std::optional<GridCells> cells = build_grid_cells(points, spec.eps, spec.metric, threads);
+  std::optional<GridCells> cells =
+      build_grid_cells(points, spec.eps, spec.metric, threads, keep_going);
   if (!cells) return std::nullopt;
   // Measured on uniform 3-D data (1M points, 2 threads): the grid is faster from about 1.4
   // points per non-empty cell on (at 1.1 it takes 1.5x the pair path's time, at 2 it takes 0.6x).
@@ -294,6 +295,10 @@ std::optional<DbscanResult> run_dbscan_grid(const PointSet& points, const JoinSp
   }
   (counts ? counting : linking).mark("cells");
   result.kind.assign(points.n, PointKind::Noise);
+  if (cells->stopped) {
+    (counts ? result.counting : result.linking).stopped = true;
+    return result;
+  }
   with_metric(spec.metric, [&](auto tag) {
     cluster_on_grid<decltype(tag)::value>(*cells, min_points, threads, keep_going, result,
                                           counting, linking);

@@ -169,7 +169,7 @@ void fill_cell_boxes(GridCells& g, int threads) {
 }  // namespace
 
 std::optional<GridCells> build_grid_cells(const PointSet& points, double eps, Metric metric,
-                                          int threads) {
+                                          int threads, const KeepGoing& keep_going) {
   const std::size_t dim = points.dim, n = points.n;
   if (dim == 0 || dim > kGridDbscanMaxDim || metric == Metric::Cosine || !(eps > 0.0) ||
       !std::isfinite(eps)) {
@@ -217,6 +217,8 @@ std::optional<GridCells> build_grid_cells(const PointSet& points, double eps, Me
       key[i] = k;
     }
   });
+  const auto stop_here = [&] { return keep_going && !keep_going() && (g.stopped = true); };
+  if (stop_here()) return g;
   std::size_t finite = 0;
   g.ids.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -229,6 +231,7 @@ std::optional<GridCells> build_grid_cells(const PointSet& points, double eps, Me
   int bits = 0;
   while (bits < 64 && (cells - 1) >> bits) ++bits;
   sort_by_key(key, g.ids, bits);
+  if (stop_here()) return g;
 
   std::size_t distinct = finite > 0 ? 1 : 0;
   for (std::size_t s = 1; s < finite; ++s) distinct += key[s] != key[s - 1];
@@ -247,6 +250,7 @@ std::optional<GridCells> build_grid_cells(const PointSet& points, double eps, Me
       std::copy(points.point(g.ids[s]), points.point(g.ids[s]) + dim, &g.coords[s * dim]);
     }
   });
+  if (stop_here()) return g;
   with_metric(metric, [&](auto tag) { fill_cell_boxes<decltype(tag)::value>(g, threads); });
   plan_stencil(g, eps);
   return g;

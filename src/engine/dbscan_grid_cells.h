@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bounded_distance.h"
+#include "neighbour_stats.h"
 #include "types.h"
 
 namespace simjoin {
@@ -49,6 +50,8 @@ struct GridCells {
   std::vector<std::int64_t> row_offset;  // rows x (dim - 1)
   std::vector<std::int64_t> row_half_width;
 
+  bool stopped = false;  // keep_going said false while building: the cells are incomplete
+
   static constexpr std::uint32_t kNoCell = 0xffffffffu;
   std::size_t cell_count() const { return cell_key.size(); }
   std::size_t rows() const { return row_half_width.size(); }
@@ -57,9 +60,10 @@ struct GridCells {
 
 // The cells of `points` for eps, or nothing when the grid does not apply: eps not finite and > 0,
 // dim outside 1..kGridDbscanMaxDim, cosine, or more cells than the keys hold (tiny eps against
-// the spread). `threads`: workers for the passes over the points.
+// the spread). `threads`: workers for the passes over the points; keep_going is polled between
+// the passes (false: the cells come back incomplete, with `stopped`).
 std::optional<GridCells> build_grid_cells(const PointSet& points, double eps, Metric metric,
-                                          int threads);
+                                          int threads, const KeepGoing& keep_going = {});
 
 // The side of the cells for eps: the largest whose diagonal is eps, less a margin.
 double grid_dbscan_cell_side(double eps, Metric metric, std::size_t dim);

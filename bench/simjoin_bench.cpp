@@ -14,8 +14,9 @@
 // merge sort with z_compare) and exits. The GPU join's sort: SIMJOIN_GPU_ZSORT=keys|compare.
 // --stats: the neighbour aggregates of the left side (neighbour_stats.h), timing the sink's fold
 // apart from the join; --dbscan MINPTS: run_dbscan on the left input, by phase. With --device gpu
-// both time the engine call, which folds on the device (gpu_aggregates.h); --host-fold also times
-// the host fold over the GPU join (what a runner gets) on the same input.
+// both time the engine call, which folds on the device (gpu_aggregates.h; on the CPU, DBSCAN in
+// 1-3 dimensions runs the grid DBSCAN, dbscan_grid.h); --host-fold also times the pair-based path
+// (the joins through a runner, folded on the host) on the same input.
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
 #include <algorithm>
 #include <chrono>

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 
+#include "dbscan_grid.h"
 #include "distance.h"
 #include "engine.h"
 #include "input_checks.h"
@@ -85,6 +87,11 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
     join_spec.self_pairs = SelfPairs::Unique;
     if (JoinBackend* backend = aggregate_backend(points, nullptr, join_spec))
       return backend->dbscan(points, spec, min_points, keep_going);
+    // Low dimensions on the CPU: the grid DBSCAN (the same results, without enumerating pairs).
+    if (spec.device != Device::Gpu) {
+      if (std::optional<DbscanResult> grid = run_dbscan_grid(points, spec, min_points, keep_going))
+        return std::move(*grid);
+    }
   }
   DbscanResult result;
   const std::size_t n = points.n;

@@ -68,7 +68,15 @@ DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,
     }
   }
   notice_fallback(note);
-  return run_dbscan(points, spec, min_points, no_interrupt, run_on_leased_cpu);
+  // No runner: in 1-3 dimensions the engine's grid DBSCAN, which enumerates no pairs; else its two
+  // joins, on this backend's leased threads either way.
+  const CpuThreadLease threads(spec.threads);
+  DbscanResult result = run_dbscan(points, on_leased_cpu(spec, threads), min_points, no_interrupt);
+  if (!result.counting.stopped && !result.linking.stopped) {
+    if (!result.counting.algorithm.empty()) report_join(result.counting, std::string());
+    report_join(result.linking, std::string());
+  }
+  return result;
 }
 
 }  // namespace simjoin::pg

@@ -1,6 +1,7 @@
 // The aggregates' route (aggregate_runner.h): route_join decides once per aggregate; the GPU
-// service runs the whole aggregate as one job (service_aggregate_client.h), this backend folds the
-// pairs of its own CPU engine otherwise, or after the service failed with gpu_error = fallback.
+// service runs the whole aggregate as one job (service_aggregate_client.h); otherwise, or after the
+// service failed with gpu_error = fallback, this backend's CPU engine does: neighbour statistics
+// folded from its pairs, DBSCAN by run_dbscan's own CPU route (the grid DBSCAN in 1-3 dimensions).
 #include "aggregate_runner.h"
 
 #include <optional>

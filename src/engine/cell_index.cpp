@@ -44,7 +44,16 @@ CellKeys::CellKeys(const GridPlan& plan) : stride_(plan.k) {
 }
 
 std::size_t CellIndex::find_cell(std::uint64_t key, std::size_t& from) const {
-  const auto it = std::lower_bound(cell_keys.begin() + from, cell_keys.end(), key);
+  // Galloping from `from`: lookups in increasing key order land near the last one, so a few
+  // neighbouring keys are read instead of a binary search's scattered ones over all cells.
+  const std::size_t n = cell_keys.size();
+  std::size_t lo = from, hi = from, step = 1;
+  while (hi < n && cell_keys[hi] < key) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  const auto it = std::lower_bound(cell_keys.begin() + lo, cell_keys.begin() + std::min(hi, n), key);
   from = static_cast<std::size_t>(it - cell_keys.begin());
   return it != cell_keys.end() && *it == key ? static_cast<std::size_t>(it - cell_keys.begin())
                                              : cell_count();
@@ -92,16 +101,19 @@ CellIndex build_cell_index(const PointSet& set, const GridPlan& plan, const Cell
   for (std::size_t s = 0; s < n; ++s) cells += s == 0 || keyed[s].key != keyed[s - 1].key;
   index.cell_keys.reserve(cells);
   index.cell_begin.reserve(cells + 1);
-  index.cell_coords.reserve(cells * k);
   for (std::size_t s = 0; s < n; ++s) {
     if (s == 0 || keyed[s].key != keyed[s - 1].key) {
       index.cell_keys.push_back(keyed[s].key);
       index.cell_begin.push_back(static_cast<std::uint32_t>(s));
-      const double* p = set.point(keyed[s].id);
-      for (int d = 0; d < k; ++d) index.cell_coords.push_back(grid_cell(plan, d, p[plan.order[d]]));
     }
   }
   index.cell_begin.push_back(static_cast<std::uint32_t>(n));
+  // Each cell's coordinates from its key: reading a point per cell would be a cache miss each.
+  index.cell_coords.resize(cells * k);
+  parallel_for_ranges(cells, threads, [&](std::size_t first, std::size_t last) {
+    for (std::size_t c = first; c < last; ++c)
+      keys.coords(index.cell_keys[c], index.cell_coords.data() + c * k);
+  });
 
   // SORTIDU: each cell's points by their coordinate in the first un-indexed dimension.
   if (has_sort_dim) {

@@ -22,6 +22,14 @@ class CellKeys {
     return key;
   }
   std::uint64_t stride(int i) const { return stride_[i]; }
+  // The cell coordinates of a key (the inverse of key(): each coordinate within its dimension's
+  // cells), without reading the point.
+  void coords(std::uint64_t key, std::int64_t* cell) const {
+    for (std::size_t i = 0; i < stride_.size(); ++i) {
+      cell[i] = static_cast<std::int64_t>(key / stride_[i]);
+      key -= static_cast<std::uint64_t>(cell[i]) * stride_[i];
+    }
+  }
 
  private:
   std::vector<std::uint64_t> stride_;
@@ -51,8 +59,9 @@ struct CellIndex {
     const std::vector<std::uint64_t>& bits = occupied[i];
     return bits.empty() || ((bits[c >> 6] >> (c & 63)) & 1u);
   }
-  // The cell with this key, or cell_count() when there is none. Searches from cell `from` on and
-  // advances `from` to the first cell with a key >= key (for lookups in increasing key order).
+  // The cell with this key, or cell_count() when there is none. Searches from cell `from` on
+  // (every cell before it has a smaller key), galloping, and advances `from` to the first cell
+  // with a key >= key: lookups in increasing key order each start where the last one ended.
   std::size_t find_cell(std::uint64_t key, std::size_t& from) const;
   // The cell containing sorted point position `sorted`.
   std::size_t cell_of(std::size_t sorted) const;

@@ -102,7 +102,7 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
   NeighbourStats counts;
   if (min_points > 1) {
     counts = run_neighbour_stats(points, nullptr, join_spec, StatsSide::Left, nullptr, keep_going,
-                                 runner);
+                                 runner, StatsFields::CountsOnly);
     result.counting = std::move(counts.join);
     if (result.counting.stopped) return result;
   }

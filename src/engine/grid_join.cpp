@@ -19,21 +19,34 @@ enum class Stencil {
 class StencilWalker {
  public:
   StencilWalker(const CellIndex& index, const Grid& grid)
-      : index_(index), plan_(grid.plan), keys_(grid.keys) {}
+      : index_(index), plan_(grid.plan), keys_(grid.keys) {
+    if (plan_.k <= kMaxCursorDims) {
+      std::size_t slots = 1;
+      for (int d = 0; d < plan_.k; ++d) slots *= 3;
+      cursors_.assign(slots, 0);
+    }
+  }
 
+  // The non-empty cells of `cell`'s stencil, in increasing key order. Called for probe cells in
+  // increasing key order: each stencil slot's key then only grows, and its lookup starts where
+  // the slot's last one ended.
   void collect(const std::int64_t* cell, Stencil stencil, std::vector<std::size_t>& found) {
     cell_ = cell;
     found_ = &found;
     search_from_ = 0;
-    visit(0, 0, stencil == Stencil::Half);
+    visit(0, 0, 0, stencil == Stencil::Half);
   }
 
  private:
-  // `still_zero`: every offset so far is 0 and only the half stencil is wanted.
-  void visit(int dim, std::uint64_t key, bool still_zero) {
+  static constexpr int kMaxCursorDims = 6;  // 3^6 cursors per walker at most
+
+  // `slot`: the offsets so far in base 3; `still_zero`: every offset so far is 0 and only the
+  // half stencil is wanted.
+  void visit(int dim, std::uint64_t key, std::size_t slot, bool still_zero) {
     if (dim == plan_.k) {
       if (still_zero) return;  // the own cell is not part of the half stencil
-      const std::size_t c = index_.find_cell(key, search_from_);
+      std::size_t& from = cursors_.empty() ? search_from_ : cursors_[slot];
+      const std::size_t c = index_.find_cell(key, from);
       if (c < index_.cell_count()) found_->push_back(c);
       return;
     }
@@ -41,7 +54,7 @@ class StencilWalker {
       const std::int64_t coord = cell_[dim] + offset;
       if (!index_.may_have(dim, coord, plan_.cells[dim])) continue;
       visit(dim + 1, key + keys_.stride(dim) * static_cast<std::uint64_t>(coord),
-            still_zero && offset == 0);
+            slot * 3 + static_cast<std::size_t>(offset + 1), still_zero && offset == 0);
     }
   }
 
@@ -50,7 +63,8 @@ class StencilWalker {
   const CellKeys& keys_;
   const std::int64_t* cell_ = nullptr;
   std::vector<std::size_t>* found_ = nullptr;
-  std::size_t search_from_ = 0;
+  std::size_t search_from_ = 0;         // without cursors: within one collect
+  std::vector<std::size_t> cursors_;    // per stencil slot, across collects
 };
 
 // SORTIDU (seed 004): in a cell sorted on the un-indexed dimension order[k], the points whose term

@@ -12,14 +12,24 @@
 namespace simjoin {
 
 NeighbourStatsSink::NeighbourStatsSink(std::size_t points, StatsSide side, bool fold_both,
-                                       const std::uint64_t* partner_ranks, KeepGoing keep_going)
-    : folded_(points, Folded{0, std::nan(""), std::nan(""), kNoPartner}),
+                                       const std::uint64_t* partner_ranks, KeepGoing keep_going,
+                                       StatsFields fields)
+    : counts_only_(fields == StatsFields::CountsOnly),
       side_(side),
       fold_both_(fold_both),
       partner_ranks_(partner_ranks),
-      keep_going_(std::move(keep_going)) {}
+      keep_going_(std::move(keep_going)) {
+  if (counts_only_)
+    counts_.assign(points, 0);
+  else
+    folded_.assign(points, Folded{0, std::nan(""), std::nan(""), kNoPartner});
+}
 
 void NeighbourStatsSink::fold(std::uint32_t point, std::uint32_t partner, double distance) {
+  if (counts_only_) {
+    ++counts_[point];
+    return;
+  }
   Folded& f = folded_[point];
   if (f.count++ == 0) {
     f = Folded{1, distance, distance, partner};
@@ -38,6 +48,15 @@ void NeighbourStatsSink::fold(std::uint32_t point, std::uint32_t partner, double
 bool NeighbourStatsSink::consume(const PairBatch& batch) {
   const bool left_side = side_ == StatsSide::Left;
   const bool fold_left = fold_both_ || left_side, fold_right = fold_both_ || !left_side;
+  if (counts_only_) {  // counts only
+    std::uint64_t* counts = counts_.data();
+    if (fold_left)
+      for (std::size_t k = 0; k < batch.size; ++k) ++counts[batch.left[k]];
+    if (fold_right)
+      for (std::size_t k = 0; k < batch.size; ++k) ++counts[batch.right[k]];
+    pairs_ += batch.size;
+    return true;
+  }
   for (std::size_t k = 0; k < batch.size; ++k) {
     const std::uint32_t l = batch.left[k], r = batch.right[k];
     if (fold_left) fold(l, r, batch.distance[k]);
@@ -49,6 +68,11 @@ bool NeighbourStatsSink::consume(const PairBatch& batch) {
 
 NeighbourStats NeighbourStatsSink::finish() {
   NeighbourStats stats;
+  if (counts_only_) {
+    stats.count = std::move(counts_);
+    stats.pairs = pairs_;
+    return stats;
+  }
   const std::size_t n = folded_.size();
   stats.count.resize(n);
   stats.min_distance.resize(n);
@@ -86,7 +110,8 @@ JoinBackend* aggregate_backend(const PointSet& left, const PointSet* right, cons
 NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side,
                                    const std::uint64_t* partner_ranks,
-                                   const KeepGoing& keep_going, const JoinRunner& runner) {
+                                   const KeepGoing& keep_going, const JoinRunner& runner,
+                                   StatsFields fields) {
   const bool self = right == nullptr;
   if (self) side = StatsSide::Left;
   if (!runner) {
@@ -97,7 +122,7 @@ NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
       return backend->neighbour_stats(left, right, spec, side, partner_ranks, keep_going);
   }
   NeighbourStatsSink sink(side == StatsSide::Left ? left.n : right->n, side, self, partner_ranks,
-                          keep_going);
+                          keep_going, fields);
   JoinSpec join_spec = spec;
   if (self) join_spec.self_pairs = SelfPairs::Unique;
   const JoinStats join = run_with(runner, left, right, join_spec, sink);

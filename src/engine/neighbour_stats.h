@@ -33,6 +33,11 @@ namespace simjoin {
 
 enum class StatsSide { Left, Right };
 
+// What the fold computes: every field, or the counts only (min_distance, max_distance and nearest
+// then may come back empty: a count per pair folds in a fraction of the time, its array a quarter
+// of the memory). A backend that folds on the device may fill them anyway.
+enum class StatsFields { All, CountsOnly };
+
 // Polled like PairSink::keep_going (query cancel); false stops the join, whose partial aggregates
 // the caller then discards (JoinStats::stopped). Empty: never stops.
 using KeepGoing = std::function<bool()>;
@@ -59,7 +64,8 @@ struct NeighbourStats {
 class NeighbourStatsSink : public PairSink {
  public:
   NeighbourStatsSink(std::size_t points, StatsSide side, bool fold_both,
-                     const std::uint64_t* partner_ranks, KeepGoing keep_going = {});
+                     const std::uint64_t* partner_ranks, KeepGoing keep_going = {},
+                     StatsFields fields = StatsFields::All);
   bool consume(const PairBatch& batch) override;
   bool keep_going() override { return !keep_going_ || keep_going_(); }
   // One pair seen from `point` (does not count it in `pairs`).
@@ -78,7 +84,9 @@ class NeighbourStatsSink : public PairSink {
     double max_distance;
     std::uint32_t nearest;
   };
-  std::vector<Folded> folded_;
+  bool counts_only_;                   // StatsFields::CountsOnly
+  std::vector<Folded> folded_;         // StatsFields::All
+  std::vector<std::uint64_t> counts_;  // StatsFields::CountsOnly
   std::uint64_t pairs_ = 0;
   StatsSide side_;
   bool fold_both_;
@@ -89,12 +97,13 @@ class NeighbourStatsSink : public PairSink {
 // Runs run_join(left, right, spec) into a NeighbourStatsSink for `side` (left points' partners
 // are right points and vice versa). `partner_ranks`: one rank per point of the other side (in a
 // self-join, per point), or nullptr. Throws what run_join throws; `keep_going` may stop it.
-// `runner` runs the join (empty: run_join).
+// `runner` runs the join (empty: run_join); `fields`: what the caller reads.
 NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side = StatsSide::Left,
                                    const std::uint64_t* partner_ranks = nullptr,
                                    const KeepGoing& keep_going = {},
-                                   const JoinRunner& runner = {});
+                                   const JoinRunner& runner = {},
+                                   StatsFields fields = StatsFields::All);
 
 // runner(left, right, spec, sink), or run_join when runner is empty.
 JoinStats run_with(const JoinRunner& runner, const PointSet& left, const PointSet* right,

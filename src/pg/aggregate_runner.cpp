@@ -37,7 +37,8 @@ void notice_fallback(const std::string& note) {
 
 NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* right,
                                        const JoinSpec& spec, StatsSide side,
-                                       const std::uint64_t* partner_ranks) {
+                                       const std::uint64_t* partner_ranks,
+                                       StatsFields fields) {
   std::string note;
   std::optional<JoinWork> work;
   if (route_join(left, right, spec, &note, &work) == Device::Gpu) {
@@ -50,7 +51,7 @@ NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* rig
   }
   notice_fallback(note);
   return run_neighbour_stats(left, right, spec, side, partner_ranks, no_interrupt,
-                             run_on_leased_cpu);
+                             run_on_leased_cpu, fields);
 }
 
 DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,

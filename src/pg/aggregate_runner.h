@@ -20,7 +20,8 @@ namespace simjoin::pg {
 // raise_if_interrupted.
 NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* right,
                                        const JoinSpec& spec, StatsSide side,
-                                       const std::uint64_t* partner_ranks);
+                                       const std::uint64_t* partner_ranks,
+                                       StatsFields fields = StatsFields::All);
 
 // run_dbscan through run_engine; stopped as above (counting.stopped or linking.stopped).
 DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,

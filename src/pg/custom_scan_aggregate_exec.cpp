@@ -191,18 +191,29 @@ Datum point_key(AggregateState* as, uint32 point, bool* isnull) {
   return slot_getattr(slot, as->key_column + 1, isnull);
 }
 
+// An outer point's aggregates as a group's (distances 0 where only counts were folded).
+GroupValues point_values(const uint64* counts, const double* min_distance,
+                         const double* max_distance, uint32 p) {
+  return GroupValues{counts[p], min_distance ? min_distance[p] : 0.0,
+                     max_distance ? max_distance[p] : 0.0};
+}
+
 // The engine's pairs: per outer point (grouped) or their number.
 void fold_engine_pairs(AggregateState* as) {
   SimJoinState* st = as->join;
   const uint32 n = st->outer.n_points;
   const bool per_point = as->grouped;
+  bool distances = false;  // min or max of the distance asked for
+  for (int k = 0; k < as->n_aggs; ++k) distances = distances || as->kinds[k] != AGG_COUNT;
   uint64* counts = nullptr;
   double* min_distance = nullptr;
   double* max_distance = nullptr;
   if (per_point) {
     counts = static_cast<uint64*>(MemoryContextAllocHuge(as->groups_mcxt, sizeof(uint64) * n));
-    min_distance = static_cast<double*>(MemoryContextAllocHuge(as->groups_mcxt, sizeof(double) * n));
-    max_distance = static_cast<double*>(MemoryContextAllocHuge(as->groups_mcxt, sizeof(double) * n));
+    if (distances) {
+      min_distance = static_cast<double*>(MemoryContextAllocHuge(as->groups_mcxt, sizeof(double) * n));
+      max_distance = static_cast<double*>(MemoryContextAllocHuge(as->groups_mcxt, sizeof(double) * n));
+    }
   }
   const bool self_join = same_points(st);
   uint64 pairs = 0;
@@ -211,17 +222,24 @@ void fold_engine_pairs(AggregateState* as) {
     const PointSet right = side_points(st, &st->inner);
     JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
     spec.self_pairs = SelfPairs::All;
-    const NeighbourStats stats = compute_neighbour_stats(left, self_join ? nullptr : &right, spec,
-                                                         StatsSide::Left, nullptr);
+    const NeighbourStats stats = compute_neighbour_stats(
+        left, self_join ? nullptr : &right, spec, StatsSide::Left, nullptr,
+        distances ? StatsFields::All : StatsFields::CountsOnly);
     if (stats.join.stopped) return true;
     pairs = stats.pairs;
     if (!per_point) {  // one group: the points' counts add up to the pairs
+      if (!distances) {
+        fold(&as->total, pairs, 0, 0);
+        return false;
+      }
       for (uint32 p = 0; p < n; ++p)
         fold(&as->total, stats.count[p], stats.min_distance[p], stats.max_distance[p]);
     } else {
       std::memcpy(counts, stats.count.data(), sizeof(uint64) * n);
-      std::memcpy(min_distance, stats.min_distance.data(), sizeof(double) * n);
-      std::memcpy(max_distance, stats.max_distance.data(), sizeof(double) * n);
+      if (distances) {
+        std::memcpy(min_distance, stats.min_distance.data(), sizeof(double) * n);
+        std::memcpy(max_distance, stats.max_distance.data(), sizeof(double) * n);
+      }
     }
     return false;
   });
@@ -241,10 +259,12 @@ void fold_engine_pairs(AggregateState* as) {
         as->group_count++;
         continue;
       }
-      fold(&as->total, counts[p], min_distance[p], max_distance[p]);
+      const GroupValues values = point_values(counts, min_distance, max_distance, p);
+      fold(&as->total, values.count, values.min_distance, values.max_distance);
       counts[p] = 0;
     } else {
-      fold(group_of(as, key, key_null), counts[p], min_distance[p], max_distance[p]);
+      const GroupValues values = point_values(counts, min_distance, max_distance, p);
+      fold(group_of(as, key, key_null), values.count, values.min_distance, values.max_distance);
     }
     ResetExprContext(as->css.ss.ps.ps_ExprContext);
   }
@@ -258,8 +278,8 @@ void fold_engine_pairs(AggregateState* as) {
     return;
   }
   pfree(counts);
-  pfree(min_distance);
-  pfree(max_distance);
+  if (min_distance) pfree(min_distance);
+  if (max_distance) pfree(max_distance);
 }
 
 // The child's rows: pairs with a wild row that the join's clauses accepted, and a left join's
@@ -343,8 +363,7 @@ TupleTableSlot* next_group(ScanState* node) {
       const uint32 p = as->next_point++;
       if (as->counts[p] == 0) continue;
       scan->tts_values[0] = point_key(as, p, &scan->tts_isnull[0]);
-      return group_row(as, scan, GroupValues{as->counts[p], as->min_distance[p], as->max_distance[p]},
-                       1);
+      return group_row(as, scan, point_values(as->counts, as->min_distance, as->max_distance, p), 1);
     }
     if (as->emitted || as->total.count == 0) return scan;
     as->emitted = true;  // the NULL keys' group

@@ -258,7 +258,9 @@ void start_scan(SimJoinState* st) {
   reset_matches(st);
   st->bound = scan_bound(st);
   st->use_engine = !st->all_wild && !std::isnan(st->bound) && !boxes_null;
-  const bool space_order = st->use_engine && !st->inner.file && !st->outer.file &&
+  // The aggregate scan (engine_by_caller) reads each point's values once, not per pair: no order.
+  const bool space_order = st->use_engine && !st->engine_by_caller && !st->inner.file &&
+                           !st->outer.file &&
                            (st->inner.n_need + st->outer.n_need > 0 || st->n_boxes > 0);
   if (space_order) order_points(st, &st->inner);
   values_by_point(st, &st->inner);

@@ -79,6 +79,13 @@ NeighbourStats expect_stats_match(const Points& left, const Points* right, const
   }
   // The global count is the pair count of the join in that mode (run_join's own).
   EXPECT_EQ(got.pairs, oracle_collect(left, right, spec).size());
+  // Counts only: the same counts and pair count, no other field.
+  const NeighbourStats counted =
+      run_neighbour_stats(left.set(), right ? &right_set : nullptr, spec, side,
+                          ranks ? ranks->data() : nullptr, {}, {}, StatsFields::CountsOnly);
+  EXPECT_EQ(counted.count, want.count);
+  EXPECT_EQ(counted.pairs, want.pairs);
+  EXPECT_TRUE(counted.min_distance.empty() && counted.nearest.empty());
   return got;
 }
 

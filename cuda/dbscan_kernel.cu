@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda_stream.h"
+#include "dbscan_numbering.h"
 #include "device_buffer.h"
 #include "engine.h"
 #include "fold_pass.cuh"
@@ -22,7 +23,7 @@
 namespace simjoin::gpu {
 namespace {
 
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kNone = kNoBorderCore;  // no point index
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + 255) / 256); }
 
@@ -54,27 +55,13 @@ std::size_t dbscan_bytes(std::size_t n) {
   return n * (sizeof(std::uint64_t) + sizeof(std::uint8_t) + 2 * sizeof(std::uint32_t));
 }
 
-// run_dbscan's numbering: walk the points in index order, a cluster's id given at its first point.
+// The engine's numbering (dbscan_numbering.h) over the device's core flags and flattened forest.
 void number_clusters(const std::vector<std::uint8_t>& core, const std::vector<std::uint32_t>& root,
                      const std::vector<std::uint32_t>& border_core, DbscanResult& result) {
-  const std::size_t n = core.size();
-  result.cluster.assign(n, -1);
-  std::vector<std::int64_t> id_of_root(n, -1);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t member;
-    if (core[i]) {
-      member = static_cast<std::uint32_t>(i);
-      result.kind[i] = PointKind::Core;
-    } else if (border_core[i] != kNone) {
-      member = border_core[i];
-      result.kind[i] = PointKind::Border;
-    } else {
-      continue;
-    }
-    std::int64_t& id = id_of_root[root[member]];
-    if (id < 0) id = static_cast<std::int64_t>(result.clusters++);
-    result.cluster[i] = id;
-  }
+  for (std::size_t i = 0; i < core.size(); ++i)
+    if (core[i]) result.kind[i] = PointKind::Core;
+  number_dbscan_clusters(result, border_core, core.size(),
+                         [&root](std::uint32_t member) { return root[member]; });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "dbscan_grid.h"
+#include "dbscan_numbering.h"
 #include "distance.h"
 #include "engine.h"
 #include "input_checks.h"
@@ -16,7 +17,7 @@
 namespace simjoin {
 namespace {
 
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kNone = kNoBorderCore;  // no point index
 
 // Disjoint sets over point indexes: union by rank, path compression.
 class UnionFind {
@@ -120,23 +121,8 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
   result.linking = run_with(runner, points, nullptr, join_spec, linking);
   if (result.linking.stopped) return result;
 
-  // Number clusters by their smallest member: walk points in index order.
-  result.cluster.assign(n, -1);
-  std::vector<std::int64_t> id_of_root(n, -1);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t core = kNone;
-    if (result.kind[i] == PointKind::Core) {
-      core = static_cast<std::uint32_t>(i);
-    } else if (border_core[i] != kNone) {
-      core = border_core[i];
-      result.kind[i] = PointKind::Border;
-    } else {
-      continue;
-    }
-    std::int64_t& id = id_of_root[sets.find(core)];
-    if (id < 0) id = static_cast<std::int64_t>(result.clusters++);
-    result.cluster[i] = id;
-  }
+  number_dbscan_clusters(result, border_core, n,
+                         [&sets](std::uint32_t core) { return sets.find(core); });
   return result;
 }
 

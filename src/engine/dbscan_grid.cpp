@@ -7,6 +7,7 @@
 #include "batch_pipeline.h"
 #include "bounded_distance.h"
 #include "dbscan_grid_cells.h"
+#include "dbscan_numbering.h"
 #include "input_checks.h"
 #include "phase_clock.h"
 #include "polled_units.h"
@@ -14,7 +15,7 @@
 namespace simjoin {
 namespace {
 
-constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr std::uint32_t kNone = kNoBorderCore;  // no point index
 
 // Disjoint sets over cells, safe to use from several threads at once: a root is linked (by
 // compare-and-swap) only under a root of smaller index, so no cycle can form; finds halve paths.
@@ -246,23 +247,9 @@ void cluster_on_grid(const GridCells& cells, std::uint64_t min_points, int threa
   }
   linking.mark("border");
 
-  // Number clusters by their smallest member: walk points in index order (as run_dbscan does).
-  result.cluster.assign(n, -1);
-  std::vector<std::int64_t> id_of_root(cells.cell_count(), -1);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t core = kNone;
-    if (result.kind[i] == PointKind::Core) {
-      core = static_cast<std::uint32_t>(i);
-    } else if (border_core[i] != kNone) {
-      core = border_core[i];
-      result.kind[i] = PointKind::Border;
-    } else {
-      continue;
-    }
-    std::int64_t& id = id_of_root[grid.cluster_root(cells.cell_of[core])];
-    if (id < 0) id = static_cast<std::int64_t>(result.clusters++);
-    result.cluster[i] = id;
-  }
+  number_dbscan_clusters(result, border_core, cells.cell_count(), [&](std::uint32_t core) {
+    return grid.cluster_root(cells.cell_of[core]);
+  });
   linking.mark("number");
 }
 

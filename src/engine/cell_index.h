@@ -1,5 +1,5 @@
 // One input's points grouped by eps-grid cell (seed 002): only non-empty cells are stored, as a
-// sorted array of linear cell keys with per-cell point ranges; lookups are binary searches.
+// sorted array of linear cell keys with per-cell point ranges; lookups gallop from the last one.
 #pragma once
 
 #include <cstddef>

@@ -19,6 +19,9 @@
 #                (1M places, GROUP BY a.id counts and count(*)) with simjoin.device = gpu and cpu,
 #                PostgreSQL's plan once (AGG_NATIVE=off skips it); simjoin_dbscan of 10M uniform
 #                2-D rows and simjoin_cluster_dbscan against ST_ClusterDBSCAN on the places
+#                (AGG_PARTS: groupby dbscan postgis; and, asked for by name: workers, the GPU run
+#                again with max_parallel_workers_per_gather 0, 2 and 8, the sides read by 1, 3
+#                and 8 processes; dbscan32, simjoin_dbscan of 1M clustered 32-D rows)
 #   gtest        the engine's GPU tests (the backend installed as the GPU service installs it)
 #   sanitizer    compute-sanitizer memcheck on the GPU edge cases
 #   scripts/device_service_check.sh [first-join] [regress] [concurrent] [gtest] [sanitizer]
@@ -176,6 +179,29 @@ if [[ $steps == *" aggregates "* ]]; then
     echo "== aggregates, simjoin.device = $device"
     grep -E "^==|Time:|results_equal| t$| f$|Engine Aggregates|Engine:" "$OUT/aggregates-$device.txt" | head -40
   done
+  [[ $parts == *" workers "* ]] && for workers in 0 2 8; do
+    PGOPTIONS="-c simjoin.device=gpu -c max_parallel_workers_per_gather=$workers" timeout 200 psql -X \
+      -v keep=on -v reuse=on -v native=off -f bench/sql/aggregates_group_by.sql \
+      > "$OUT/aggregates-gpu-workers$workers.txt" 2>&1
+    echo "== aggregates, simjoin.device = gpu, max_parallel_workers_per_gather = $workers"
+    grep -E "^==|Time:|Parallel Load|Engine:" "$OUT/aggregates-gpu-workers$workers.txt" | head -30
+  done
+  [[ $parts == *" dbscan32 "* ]] && psql -X > "$OUT/dbscan-32d.txt" 2>&1 <<'SQL'
+-- 100 clusters of 10,000 points in 32-D: centres in [0, 100)^32, each point its centre plus
+-- uniform noise in [-0.5, 0.5)^32 (two points of a cluster about 2.3 apart, 1.4% within 1.7)
+CREATE TABLE IF NOT EXISTS c32 AS
+  SELECT i AS id, ARRAY(SELECT (hashint4(i % 100 * 32 + d) & 65535)::float8 / 655.36 + random() - 0.5
+                        FROM generate_series(1, 32) d) AS v
+  FROM generate_series(1, 1000000) i;
+SET simjoin.explain = on; SET simjoin.explain_machine_details = on;
+\timing on
+SET simjoin.device = gpu;
+SELECT kind, count(*), count(DISTINCT cluster) FROM simjoin_dbscan('c32', 1.7, 20, key => 'id') GROUP BY kind ORDER BY kind;
+SELECT kind, count(*), count(DISTINCT cluster) FROM simjoin_dbscan('c32', 1.7, 20, key => 'id') GROUP BY kind ORDER BY kind;
+SET simjoin.device = cpu;
+SELECT kind, count(*), count(DISTINCT cluster) FROM simjoin_dbscan('c32', 1.7, 20, key => 'id') GROUP BY kind ORDER BY kind;
+SQL
+  [[ $parts == *" dbscan32 "* ]] && { echo "== simjoin_dbscan 1M clustered 32-D"; grep -E "Time:|NOTICE|core|border|noise" "$OUT/dbscan-32d.txt" | head -20; }
   [[ $parts == *" dbscan "* ]] && psql -X > "$OUT/dbscan-10m.txt" 2>&1 <<'SQL'
 SET simjoin.device = gpu; SET simjoin.explain = on; SET simjoin.explain_machine_details = on;
 CREATE TABLE IF NOT EXISTS u10m AS SELECT i AS id, ARRAY[random(), random()]::float8[] AS v

@@ -91,6 +91,7 @@ Node* create_state(CustomScan* cscan) {
       st->form_state = create_form_state(priv);
       if (private_int(priv, PRIV_OUTPUT_ORDERED)) st->ordered_output = create_ordered_output();
       st->nearest = private_int(priv, PRIV_OUTPUT_ORDERED) == OUTPUT_NEAREST;
+      st->parallel_load_ok = private_int(priv, PRIV_PARALLEL_OK) != 0;
       return reinterpret_cast<Node*>(st);
     });
   });

@@ -103,6 +103,13 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   // EXPLAIN ANALYZE (or auto_explain) runs once nothing more will be fetched: an engine still
   // running (under a LIMIT it waits on its full queue) is stopped now, to report what it did.
   stop_stream(st);
+  for (const Side* side : {&st->inner, &st->outer}) {
+    if (side->load_workers_planned == 0) continue;
+    char text[64];
+    snprintf(text, sizeof text, "%d of %d workers launched", side->load_workers_launched,
+             side->load_workers_planned);
+    ExplainPropertyText(side == &st->inner ? "Inner Parallel Load" : "Outer Parallel Load", text, es);
+  }
   if (st->totals.runs == 0) {
     ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out), es);
     return;

@@ -79,7 +79,12 @@ bool evaluate_scan_eps(SimJoinState* st) {
     st->eps = float_datum(eps, st->eps_is_float4);
     // eps NaN: PostgreSQL's float order puts NaN above everything, so d <= NaN holds for every
     // d; ST_DWithin with a negative eps raises an error. Both: every pair goes to the recheck.
-    st->all_wild = std::isnan(st->eps) || (st->form.dwithin && st->eps < 0);
+    // A geography ST_DWithin with an infinite eps holds for every pair the engine could
+    // represent, so the engine can prune nothing, and PostGIS's answer for such an eps depends on
+    // its per-call cache (a pair repeated right after itself can come out false): every pair
+    // goes to the recheck in the outer rows' order, as a nested loop calls it.
+    st->all_wild = std::isnan(st->eps) || (st->form.dwithin && st->eps < 0) ||
+                   (st->form.kind == KEY_GEOGRAPHY && std::isinf(st->eps));
   }
   for (int k = 0; k < fs->n_scale; ++k) {
     ScaleStepState& step = fs->scale[k];

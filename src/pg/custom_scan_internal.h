@@ -251,6 +251,7 @@ enum PrivateIndex {
   PRIV_KEY_ORDER,      // a self-join's key order clause (custom_scan_match.h: KeyOrder)
   PRIV_JOIN_TYPE,      // JOIN_INNER, JOIN_LEFT (the outer rows kept), JOIN_SEMI or JOIN_ANTI
   PRIV_OUTPUT_ORDERED,  // OutputMode: grouped by outer row in the outer input's order
+  PRIV_PARALLEL_OK,     // the planner allows parallel workers (glob->parallelModeOK)
   // The rows named in errors (custom_scan_errors.cpp), per side: the table a scan child reads
   // (InvalidOid: another plan), the unique column naming its rows and its position in the
   // child's tuple (0 and -1: none).

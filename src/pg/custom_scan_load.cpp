@@ -99,22 +99,32 @@ void copy_fixed_values(SimJoinState* st, Side* side, TupleTableSlot* slot, uint3
 // A row of a values_only side: its needed columns into values[], its tuple only if it is wild.
 void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool wild) {
   const uint32 row = side->n;
-  const int k = side->n_need;
-  if (k > 0) {
-    if (row + 1 > side->values_cap) {
-      uint32 cap = side->values_cap;
-      ensure_capacity(st->arrays_mcxt, &side->values, &cap, row + 1, k);
-      uint32 cap_isnull = side->values_cap;
-      ensure_capacity(st->arrays_mcxt, &side->isnull, &cap_isnull, row + 1, k);
-      side->values_cap = cap;
-    }
+  if (side->n_need > 0) {
+    reserve_row_values(st, side);
     copy_needed_columns(side, slot, row);
     copy_fixed_values(st, side, slot, row);
   }
-  if (wild) {
+  if (wild)
     store_tuple(st, side, slot);  // counts the row
-    return;
-  }
+  else
+    add_row_without_tuple(st, side);
+}
+
+}  // namespace
+
+void reserve_row_values(SimJoinState* st, Side* side) {
+  const uint32 row = side->n;
+  const int k = side->n_need;
+  if (row + 1 <= side->values_cap) return;
+  uint32 cap = side->values_cap;
+  ensure_capacity(st->arrays_mcxt, &side->values, &cap, row + 1, k);
+  uint32 cap_isnull = side->values_cap;
+  ensure_capacity(st->arrays_mcxt, &side->isnull, &cap_isnull, row + 1, k);
+  side->values_cap = cap;
+}
+
+void add_row_without_tuple(SimJoinState* st, Side* side) {
+  const uint32 row = side->n;
   if (side->file)
     ensure_capacity(st->arrays_mcxt, &side->offsets, &side->cap, row + 1);
   else {
@@ -124,13 +134,30 @@ void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool w
   side->n++;
 }
 
-}  // namespace
+bool append_point(SimJoinState* st, Side* side, uint32 row, const double* coords) {
+  const int dim = st->ref.dim;
+  const uint32 before = side->points_cap;
+  ensure_capacity(st->arrays_mcxt, &side->point_row, &side->points_cap, side->n_points + 1);
+  const bool grown = before != side->points_cap;
+  if (!side->points || grown) {
+    const Size bytes = sizeof(double) * dim * static_cast<size_t>(side->points_cap);
+    side->points = grow_join_points(st->points_mcxt, side->points,
+                                    sizeof(double) * dim * static_cast<size_t>(side->n_points),
+                                    bytes, st->points_shared);
+  }
+  std::memcpy(side->points + static_cast<size_t>(side->n_points) * dim, coords,
+              sizeof(double) * dim);
+  side->point_row[side->n_points++] = row;
+  return grown;
+}
 
 // Reads a child completely. force_wild (the outer side when every pair goes to the recheck):
 // every row with a key is wild, and not counted as such. Returns false, the side incomplete,
 // when a values_only inner side meets a wild row (its tuples are needed: load_inner).
 bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild) {
   side->values_only = values_only_side(st, side, child, force_wild);
+  side->load_workers_planned = side->load_workers_launched = 0;
+  if (side->values_only && !force_wild && parallel_load_side(st, side, child, key)) return true;
   if (reads_radius(st, side)) st->form_state->max_radius = -HUGE_VAL;
   KeyExtent extent;
   for (;;) {
@@ -154,20 +181,9 @@ bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, b
     else
       store_tuple(st, side, slot);
     if (status == KEY_OK) {
-      const int dim = st->ref.dim;
-      const uint32 before = side->points_cap;
-      ensure_capacity(st->arrays_mcxt, &side->point_row, &side->points_cap, side->n_points + 1);
-      if (!side->points || before != side->points_cap) {
-        const Size bytes = sizeof(double) * dim * static_cast<size_t>(side->points_cap);
-        side->points = grow_join_points(st->points_mcxt, side->points,
-                                        sizeof(double) * dim * static_cast<size_t>(side->n_points),
-                                        bytes, st->points_shared);
-      }
-      std::memcpy(side->points + static_cast<size_t>(side->n_points) * dim, st->key_buffer,
-                  sizeof(double) * dim);
-      if (extent.is_box || side->boxes)
-        note_key_extent(st, side, side->n_points, extent, before != side->points_cap);
-      side->point_row[side->n_points++] = row;
+      const uint32 point = side->n_points;
+      const bool grown = append_point(st, side, row, st->key_buffer);
+      if (extent.is_box || side->boxes) note_key_extent(st, side, point, extent, grown);
     } else if (status == KEY_WILD) {
       ensure_capacity(st->arrays_mcxt, &side->wild, &side->wild_cap, side->n_wild + 1);
       side->wild[side->n_wild++] = row;

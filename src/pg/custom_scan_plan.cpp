@@ -239,6 +239,7 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   priv = lappend(priv, makeInteger(key_order));
   priv = lappend(priv, makeInteger(jointype));
   priv = lappend(priv, makeInteger(output_mode));
+  priv = lappend(priv, makeInteger(root->glob->parallelModeOK));
   priv = list_concat(priv, row_id_private(root, outer_plan));
   priv = list_concat(priv, row_id_private(root, inner_plan));
   priv = list_concat(priv, box_private);

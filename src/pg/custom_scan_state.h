@@ -103,6 +103,8 @@ struct Side {
   bool values_by_row;  // values[] are indexed by row, not yet by point (values_by_point)
   bool ordered;        // the points are in space order (order_points)
   bool borrowed;       // tuples, points, point_row and wild are the inner side's (same_scan)
+  int load_workers_planned;   // read by parallel workers (parallel_load_side; EXPLAIN ANALYZE)
+  int load_workers_launched;
 };
 
 // A cube box clause (cube_enlarge(x, r, n) @> y) decided natively on the engine's pairs.
@@ -122,6 +124,8 @@ struct SimJoinState {
   bool same_scan;       // both children return the same rows: the outer side copies the inner's
   bool inner_rereadable;   // the inner child returns the same rows when read again
   bool inner_needs_tuples;  // a wild row was met: the inner side keeps every tuple from now on
+  bool parallel_load_ok;   // the plan allows parallel workers (the planner's parallelModeOK)
+  bool parallel_load_failed;  // a parallel load met a row it leaves to load_side: not tried again
   bool outer_shared;    // this scan's outer side is that copy (EXPLAIN)
   bool points_shared;   // the points are built in shared memory for the GPU service (begin)
   MemoryContext points_mcxt;  // the sides' points (grow_join_points), outliving arrays_mcxt
@@ -223,9 +227,21 @@ void reset_side(Side* side);
 
 // ---- custom_scan_load.cpp ---------------------------------------------------------------------
 bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild);
+// The pieces of a row without a tuple: room for row side->n's needed columns (values_only), the
+// row counted with no tuple kept, and a point appended to a side (true when the arrays grew).
+void reserve_row_values(SimJoinState* st, Side* side);
+void add_row_without_tuple(SimJoinState* st, Side* side);
+bool append_point(SimJoinState* st, Side* side, uint32 row, const double* coords);
 void reread_inner_with_tuples(SimJoinState* st);
 void load_inner(SimJoinState* st);
 void share_inner_side(SimJoinState* st);
+
+// ---- custom_scan_parallel_load.cpp -----------------------------------------------------------
+// Reads a values_only side whose child is a plain sequential scan with PostgreSQL's parallel
+// workers (the leader reading too): the same rows and points as load_side, in another order.
+// Returns false, the side untouched, where it does not apply (or met a row it leaves to
+// load_side: a wild, skipped or box key).
+bool parallel_load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key);
 
 // ---- custom_scan_deform.cpp -------------------------------------------------------------------
 void copy_needed_columns(const Side* side, TupleTableSlot* slot, uint32 index);

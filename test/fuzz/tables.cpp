@@ -285,7 +285,9 @@ Round generate_round(Rng& rng, const Env& env, int ntables) {
   st += std::string("SET work_mem = '") + rng.pick(std::vector<std::string>{"4MB", "4MB", "64kB", "256kB"}) + "';\n";
   if (rng.chance(0.25))
     st += "SET max_parallel_workers_per_gather = 2;\nSET parallel_setup_cost = 0;\nSET parallel_tuple_cost = 0;\n"
-          "SET min_parallel_table_scan_size = 0;\n";
+          "SET min_parallel_table_scan_size = 0;\n" +
+          // a side read by parallel workers alone: every row through their queues
+          std::string(rng.chance(0.5) ? "SET parallel_leader_participation = off;\n" : "");
   else
     st += "SET max_parallel_workers_per_gather = 0;\n";
   if (rng.chance(0.2)) st += "SET enable_hashjoin = off;\nSET enable_mergejoin = off;\n";

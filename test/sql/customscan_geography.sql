@@ -180,3 +180,19 @@ SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM gg_c a JOIN gg_c b ON ST_DWithin(a.g, b.g, 11119.5)');
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM gg_s a JOIN gg_s b ON ST_DWithin(a.g, b.g, 11119.5)');
+-- An infinite eps: every pair goes to PostGIS (the engine can prune nothing), in the outer rows'
+-- order; PostGIS's own answer for such an eps depends on its per-call cache (a pair evaluated
+-- right after itself can come out false), so a nested loop's order of calls is kept. Points on a
+-- lattice, a line, an EMPTY point and a point whose infinite longitude PostGIS coerces.
+CREATE TABLE gg_inf AS
+  SELECT i AS id, ST_MakePoint((i % 6) * 0.25, ((i / 6) % 6) * 0.25)::geography AS g
+  FROM generate_series(1, 70) i;
+INSERT INTO gg_inf VALUES (100, 'LINESTRING(0 0,1 1)'::geography), (101, 'POINT EMPTY'::geography);
+SET client_min_messages = warning;  -- PostGIS's notice on the coerced longitude
+INSERT INTO gg_inf VALUES (102, ST_MakePoint('-Infinity'::float8, 0)::geography);
+RESET client_min_messages;
+ANALYZE gg_inf;
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM gg_inf a JOIN gg_inf b ON ST_DWithin(b.g, a.g, ''Infinity'')');
+SELECT * FROM pg_temp.cs_compare(
+  'SELECT a.id AS a, b.id AS b FROM gg_inf a JOIN gg_inf b ON ST_DWithin(a.g, b.g, ''Infinity'')');

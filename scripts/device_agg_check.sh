@@ -14,17 +14,10 @@
 #   scripts/device_agg_check.sh [build] [gtest] [sanitizer] [bench] [all-gpu]
 set -u -o pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/device-logs}
-mkdir -p "$OUT"
 steps=" ${*:-build gtest sanitizer bench} "
-export CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
 B=build-agg
-start=$(date +%s)
 DEADLINE=${DEADLINE:-530}  # seconds after the start: no benchmark run begins later than this
-elapsed() { echo "[$(( $(date +%s) - start )) s]"; }
-left() { echo $(( DEADLINE - ($(date +%s) - start) )); }
-
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+source scripts/device_common.sh
 
 TESTS="test/engine/gpu_neighbour_stats_test test/engine/gpu_dbscan_test test/engine/gpu_backend_install
        test/engine/neighbour_stats_test test/engine/dbscan_test test/engine/pair_fold_host_test"
@@ -55,14 +48,7 @@ fi
 if [[ $steps == *" sanitizer "* ]]; then
   small='GpuNeighbourStats.EmptyAndOnePointInputs:GpuDbscan.BorderBetweenTwoClusters:GpuDbscan.NonFinitePoints'
   wide="$small:*GpuNeighbourStatsRandom.MatchesCpuEngine/d3_Euclidean_Blobs_SelfAll:*GpuNeighbourStatsRandom.MatchesCpuEngine/d3_Manhattan_Uniform_RightBigger:*GpuDbscanRandom.MatchesCpuEngine/2"
-  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for tool in memcheck racecheck synccheck; do
-    extra="" filter=$small limit=50
-    [ $tool = memcheck ] && extra="--leak-check full" filter=$wide limit=90
-    timeout $limit "$sanitizer" --tool $tool $extra $B/agg_tests --gtest_filter="$filter" \
-      >"$OUT/$tool.txt" 2>&1
-    echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.txt" | tail -3 | tr '\n' ' ') $(elapsed)"
-  done
+  run_sanitizers $B/agg_tests "$small" "$wide" 50 90
 fi
 
 # run TIMEOUT ARGS...: simjoin_bench on the GPU (a timeout says so); skipped when the deadline is

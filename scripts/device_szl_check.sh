@@ -14,17 +14,10 @@
 #   scripts/device_szl_check.sh [build] [gtest] [sanitizer] [sort] [bench] [calibrate] [auto]
 set -u -o pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/device-logs}
-mkdir -p "$OUT"
 steps=" ${*:-build gtest sanitizer sort bench} "
-export CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
 B=build-szl
-start=$(date +%s)
 DEADLINE=${DEADLINE:-540}  # seconds after the start: no benchmark run begins later than this
-elapsed() { echo "[$(( $(date +%s) - start )) s]"; }
-left() { echo $(( DEADLINE - ($(date +%s) - start) )); }
-
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+source scripts/device_common.sh
 
 if [[ $steps == *" build "* ]]; then
   source scripts/device_gtest.sh
@@ -48,14 +41,7 @@ fi
 if [[ $steps == *" sanitizer "* ]]; then
   small='GpuSzlJoin.CountThenFillInManyBatches:GpuSzlRandomJoin.MatchesOracleAndCpuSzl/d7_Euclidean_Blobs_SelfAll'
   wide="$small:GpuSzlJoin.EmptyInputsAndOnePoint:GpuSzlJoin.NonFinitePointsNeverMatch:GpuSzlRandomJoin.MatchesOracleAndCpuSzl/d64_Manhattan_Uniform_*"
-  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for tool in memcheck racecheck synccheck; do
-    extra="" filter=$small limit=45
-    [ $tool = memcheck ] && extra="--leak-check full" filter=$wide limit=75
-    timeout $limit "$sanitizer" --tool $tool $extra $B/engine_tests --gtest_filter="$filter" \
-      >"$OUT/$tool.txt" 2>&1
-    echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.txt" | tail -3 | tr '\n' ' ') $(elapsed)"
-  done
+  run_sanitizers $B/engine_tests "$small" "$wide" 45 75
 fi
 
 if [[ $steps == *" sort "* ]]; then

@@ -13,10 +13,12 @@
 
 namespace simjoin::gpu {
 
-// run_neighbour_stats's contract (neighbour_stats.h) with no runner.
+// run_neighbour_stats's contract (neighbour_stats.h) with no runner: `fields` folds and downloads
+// only what the caller reads (counts only: one pass of count atomics; pairs only: no per-point
+// array at all).
 NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                                StatsSide side, const std::uint64_t* partner_ranks,
-                               const KeepGoing& keep_going);
+                               const KeepGoing& keep_going, StatsFields fields);
 
 // run_dbscan's contract (dbscan.h) with no runner.
 DbscanResult dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,

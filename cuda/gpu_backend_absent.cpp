@@ -34,7 +34,7 @@ int gpu_count() { return 0; }
 void select_gpu(int) { throw Error("simjoin was built without CUDA: no GPU backend"); }
 
 NeighbourStats neighbour_stats(const PointSet&, const PointSet*, const JoinSpec&, StatsSide,
-                               const std::uint64_t*, const KeepGoing&) {
+                               const std::uint64_t*, const KeepGoing&, StatsFields) {
   throw Error("simjoin was built without CUDA: no GPU backend");
 }
 

@@ -19,8 +19,8 @@ class GpuBackend : public JoinBackend {
   NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right,
                                  const JoinSpec& spec, StatsSide side,
                                  const std::uint64_t* partner_ranks,
-                                 const KeepGoing& keep_going) override {
-    return gpu::neighbour_stats(left, right, spec, side, partner_ranks, keep_going);
+                                 const KeepGoing& keep_going, StatsFields fields) override {
+    return gpu::neighbour_stats(left, right, spec, side, partner_ranks, keep_going, fields);
   }
   DbscanResult dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
                       const KeepGoing& keep_going) override {

@@ -66,9 +66,12 @@ void rank_order(const std::uint64_t* ranks, std::uint32_t n, DeviceBuffer<std::u
   CUDA_CHECK(cudaStreamSynchronize(stream));  // the host ranks and the temporaries
 }
 
-// Device bytes besides the join: the four per-point arrays and, with ranks, the order keys, the
-// partners by order and the sort's keys, ids and temporary storage.
-std::size_t aggregate_bytes(std::size_t points, std::size_t partners, bool ranks) {
+// Device bytes besides the join: the per-point arrays `fields` folds into and, with ranks, the
+// order keys, the partners by order and the sort's keys, ids and temporary storage.
+std::size_t aggregate_bytes(std::size_t points, std::size_t partners, bool ranks,
+                            StatsFields fields) {
+  if (fields == StatsFields::PairsOnly) return 0;
+  if (fields == StatsFields::CountsOnly) return points * sizeof(std::uint64_t);
   return points * (3 * sizeof(std::uint64_t) + sizeof(std::uint32_t)) +
          (ranks ? partners * (2 * sizeof(std::uint32_t) + 4 * sizeof(std::uint64_t) +
                               2 * sizeof(std::uint32_t))
@@ -79,21 +82,25 @@ std::size_t aggregate_bytes(std::size_t points, std::size_t partners, bool ranks
 
 NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                                StatsSide side, const std::uint64_t* partner_ranks,
-                               const KeepGoing& keep_going) {
+                               const KeepGoing& keep_going, StatsFields fields) {
   const bool self = right == nullptr;
   if (self) side = StatsSide::Left;
   const std::size_t n = side == StatsSide::Left ? left.n : right->n;
   const std::size_t partners = self ? left.n : (side == StatsSide::Left ? right->n : left.n);
-  if (!producer_join_fits(left, right, spec, aggregate_bytes(n, partners, partner_ranks))) {
+  const bool all = fields == StatsFields::All, per_point = fields != StatsFields::PairsOnly;
+  if (!all) partner_ranks = nullptr;  // only the nearest partner reads them
+  if (!producer_join_fits(left, right, spec, aggregate_bytes(n, partners, partner_ranks, fields))) {
     // The host fold over the GPU join (a runner keeps run_neighbour_stats from coming back here).
     return run_neighbour_stats(left, right, spec, side, partner_ranks, keep_going,
                                [](const PointSet& l, const PointSet* r, const JoinSpec& s,
-                                  PairSink& sink) { return run_join(l, r, s, sink); });
+                                  PairSink& sink) { return run_join(l, r, s, sink); },
+                               fields);
   }
   use_device();
   CudaStream stream;
-  DeviceBuffer<unsigned long long> count(n), min_bits(n), max_bits(n);
-  DeviceBuffer<std::uint32_t> nearest(n), order_key, by_order, identity_ids;
+  const std::size_t stats_n = all ? n : 0;
+  DeviceBuffer<unsigned long long> count(per_point ? n : 0), min_bits(stats_n), max_bits(stats_n);
+  DeviceBuffer<std::uint32_t> nearest(stats_n), order_key, by_order, identity_ids;
   const StreamDrain drain(stream.get());  // after the buffers: nothing in flight frees them
   CUDA_CHECK(cudaMemsetAsync(count.data(), 0, count.bytes(), stream.get()));
   CUDA_CHECK(cudaMemsetAsync(min_bits.data(), 0xff, min_bits.bytes(), stream.get()));
@@ -102,18 +109,20 @@ NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, cons
   if (partner_ranks)
     rank_order(partner_ranks, static_cast<std::uint32_t>(partners), order_key, by_order,
                stream.get());
-  // SelfPairs::All: the identity pairs of the finite points (d(p, p) = 0 <= eps).
+  // SelfPairs::All: the identity pairs of the finite points (d(p, p) = 0 <= eps); without
+  // per-point arrays only their number.
   const bool identities = self && spec.self_pairs == SelfPairs::All && spec.eps >= 0.0;
   const std::vector<std::uint32_t> ids = identities ? finite_ids(left) : std::vector<std::uint32_t>();
-  identity_ids.resize(ids.size());
-  if (!ids.empty())
+  if (per_point) identity_ids.resize(ids.size());
+  if (identity_ids.size() > 0)
     CUDA_CHECK(cudaMemcpyAsync(identity_ids.data(), ids.data(), identity_ids.bytes(),
                                cudaMemcpyHostToDevice, stream.get()));
   CUDA_CHECK(cudaStreamSynchronize(stream.get()));  // the pageable copy, before other streams read
 
   PairFold fold;
-  fold.fold_left = self || side == StatsSide::Left;
-  fold.fold_right = self || side == StatsSide::Right;
+  // Pairs only: a Count pass that folds into no point; the pass counts the pairs all the same.
+  fold.fold_left = per_point && (self || side == StatsSide::Left);
+  fold.fold_right = per_point && (self || side == StatsSide::Right);
   fold.count = count.data();
   fold.min_bits = min_bits.data();
   fold.max_bits = max_bits.data();
@@ -122,15 +131,20 @@ NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, cons
   const std::uint32_t identity_count = static_cast<std::uint32_t>(ids.size());
   std::uint64_t pairs = 0;
   ControlSink control(keep_going);
+  const std::vector<FoldKind> passes =
+      all ? std::vector<FoldKind>{FoldKind::Stats, FoldKind::Nearest}
+          : std::vector<FoldKind>{FoldKind::Count};
   const ProducerConsumer consume = [&](const PairProducer& producer, JoinStats& stats) {
     std::uint64_t nearest_pairs = 0;
-    for (FoldKind kind : {FoldKind::Stats, FoldKind::Nearest}) {
+    for (FoldKind kind : passes) {
       fold.kind = kind;
-      const char* phase = kind == FoldKind::Stats ? "fold-stats" : "fold-nearest";
+      const char* phase = kind == FoldKind::Nearest ? "fold-nearest"
+                          : kind == FoldKind::Stats ? "fold-stats"
+                                                    : "fold-count";
       if (!run_fold_pass(producer, fold, control, phase, stats,
-                         kind == FoldKind::Stats ? &pairs : &nearest_pairs))
+                         kind == FoldKind::Nearest ? &nearest_pairs : &pairs))
         return false;
-      fold_identities(fold, identity_ids.data(), identity_count, stream.get());
+      if (per_point) fold_identities(fold, identity_ids.data(), identity_count, stream.get());
       CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     }
     return true;
@@ -143,24 +157,28 @@ NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, cons
   if (result.join.stopped) return result;
 
   const auto start = Clock::now();
-  const std::vector<unsigned long long> counts = to_host(count, n);
-  result.count.assign(counts.begin(), counts.end());
-  const std::vector<unsigned long long> low = to_host(min_bits, n), high = to_host(max_bits, n);
-  result.nearest = to_host(nearest, n);
-  const std::vector<std::uint32_t> partner_of = partner_ranks ? to_host(by_order, partners)
-                                                               : std::vector<std::uint32_t>();
-  result.min_distance.assign(n, std::nan(""));
-  result.max_distance.assign(n, std::nan(""));
-  for (std::size_t i = 0; i < n; ++i) {
-    if (result.count[i] == 0) {
-      result.nearest[i] = kNoPartner;
-      continue;
-    }
-    std::memcpy(&result.min_distance[i], &low[i], sizeof(double));
-    std::memcpy(&result.max_distance[i], &high[i], sizeof(double));
-    if (partner_ranks) result.nearest[i] = partner_of[result.nearest[i]];
-  }
   result.pairs = self && spec.self_pairs == SelfPairs::All ? 2 * pairs + identity_count : pairs;
+  if (per_point) {
+    const std::vector<unsigned long long> counts = to_host(count, n);
+    result.count.assign(counts.begin(), counts.end());
+  }
+  if (all) {
+    const std::vector<unsigned long long> low = to_host(min_bits, n), high = to_host(max_bits, n);
+    result.nearest = to_host(nearest, n);
+    const std::vector<std::uint32_t> partner_of = partner_ranks ? to_host(by_order, partners)
+                                                                 : std::vector<std::uint32_t>();
+    result.min_distance.assign(n, std::nan(""));
+    result.max_distance.assign(n, std::nan(""));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (result.count[i] == 0) {
+        result.nearest[i] = kNoPartner;
+        continue;
+      }
+      std::memcpy(&result.min_distance[i], &low[i], sizeof(double));
+      std::memcpy(&result.max_distance[i], &high[i], sizeof(double));
+      if (partner_ranks) result.nearest[i] = partner_of[result.nearest[i]];
+    }
+  }
   result.join.phase_seconds.emplace_back(
       "download", std::chrono::duration<double>(Clock::now() - start).count());
   return result;

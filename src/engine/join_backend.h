@@ -37,7 +37,8 @@ class JoinBackend {
   virtual NeighbourStats neighbour_stats(const PointSet& /*left*/, const PointSet* /*right*/,
                                          const JoinSpec& /*spec*/, StatsSide /*side*/,
                                          const std::uint64_t* /*partner_ranks*/,
-                                         const KeepGoing& /*keep_going*/) {
+                                         const KeepGoing& /*keep_going*/,
+                                         StatsFields /*fields*/) {
     throw Error("simjoin: internal error: this backend does not run aggregates");
   }
   virtual DbscanResult dbscan(const PointSet& /*points*/, const JoinSpec& /*spec*/,

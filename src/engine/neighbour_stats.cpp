@@ -14,20 +14,20 @@ namespace simjoin {
 NeighbourStatsSink::NeighbourStatsSink(std::size_t points, StatsSide side, bool fold_both,
                                        const std::uint64_t* partner_ranks, KeepGoing keep_going,
                                        StatsFields fields)
-    : counts_only_(fields == StatsFields::CountsOnly),
+    : fields_(fields),
       side_(side),
       fold_both_(fold_both),
       partner_ranks_(partner_ranks),
       keep_going_(std::move(keep_going)) {
-  if (counts_only_)
+  if (fields_ == StatsFields::CountsOnly)
     counts_.assign(points, 0);
-  else
+  else if (fields_ == StatsFields::All)
     folded_.assign(points, Folded{0, std::nan(""), std::nan(""), kNoPartner});
 }
 
 void NeighbourStatsSink::fold(std::uint32_t point, std::uint32_t partner, double distance) {
-  if (counts_only_) {
-    ++counts_[point];
+  if (fields_ != StatsFields::All) {
+    if (fields_ == StatsFields::CountsOnly) ++counts_[point];
     return;
   }
   Folded& f = folded_[point];
@@ -48,7 +48,11 @@ void NeighbourStatsSink::fold(std::uint32_t point, std::uint32_t partner, double
 bool NeighbourStatsSink::consume(const PairBatch& batch) {
   const bool left_side = side_ == StatsSide::Left;
   const bool fold_left = fold_both_ || left_side, fold_right = fold_both_ || !left_side;
-  if (counts_only_) {  // counts only
+  if (fields_ == StatsFields::PairsOnly) {
+    pairs_ += batch.size;
+    return true;
+  }
+  if (fields_ == StatsFields::CountsOnly) {
     std::uint64_t* counts = counts_.data();
     if (fold_left)
       for (std::size_t k = 0; k < batch.size; ++k) ++counts[batch.left[k]];
@@ -68,7 +72,7 @@ bool NeighbourStatsSink::consume(const PairBatch& batch) {
 
 NeighbourStats NeighbourStatsSink::finish() {
   NeighbourStats stats;
-  if (counts_only_) {
+  if (fields_ != StatsFields::All) {
     stats.count = std::move(counts_);
     stats.pairs = pairs_;
     return stats;
@@ -119,7 +123,7 @@ NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
     JoinSpec join_spec = spec;  // the join as it runs (a self-join in Unique mode), for Auto
     if (self) join_spec.self_pairs = SelfPairs::Unique;
     if (JoinBackend* backend = aggregate_backend(left, right, join_spec))
-      return backend->neighbour_stats(left, right, spec, side, partner_ranks, keep_going);
+      return backend->neighbour_stats(left, right, spec, side, partner_ranks, keep_going, fields);
   }
   NeighbourStatsSink sink(side == StatsSide::Left ? left.n : right->n, side, self, partner_ranks,
                           keep_going, fields);

@@ -33,10 +33,10 @@ namespace simjoin {
 
 enum class StatsSide { Left, Right };
 
-// What the fold computes: every field, or the counts only (min_distance, max_distance and nearest
-// then may come back empty: a count per pair folds in a fraction of the time, its array a quarter
-// of the memory). A backend that folds on the device may fill them anyway.
-enum class StatsFields { All, CountsOnly };
+// What the fold computes: every field; the counts only (min_distance, max_distance and nearest
+// then come back empty: a count per pair folds in a fraction of the time, its array a quarter of
+// the memory); or the join's pair count only (`pairs`; every per-point array empty: count(*)).
+enum class StatsFields { All, CountsOnly, PairsOnly };
 
 // Polled like PairSink::keep_going (query cancel); false stops the join, whose partial aggregates
 // the caller then discards (JoinStats::stopped). Empty: never stops.
@@ -84,7 +84,7 @@ class NeighbourStatsSink : public PairSink {
     double max_distance;
     std::uint32_t nearest;
   };
-  bool counts_only_;                   // StatsFields::CountsOnly
+  StatsFields fields_;
   std::vector<Folded> folded_;         // StatsFields::All
   std::vector<std::uint64_t> counts_;  // StatsFields::CountsOnly
   std::uint64_t pairs_ = 0;

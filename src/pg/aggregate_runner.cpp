@@ -43,7 +43,8 @@ NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* rig
   std::optional<JoinWork> work;
   if (route_join(left, right, spec, &note, &work) == Device::Gpu) {
     std::optional<NeighbourStats> stats =
-        neighbour_stats_on_service(left, right, spec, side, partner_ranks, std::move(work), &note);
+        neighbour_stats_on_service(left, right, spec, side, partner_ranks, fields, std::move(work),
+                                   &note);
     if (stats) {
       if (!stats->join.stopped) report_join(stats->join, std::string());
       return std::move(*stats);

@@ -224,7 +224,9 @@ void fold_engine_pairs(AggregateState* as) {
     spec.self_pairs = SelfPairs::All;
     const NeighbourStats stats = compute_neighbour_stats(
         left, self_join ? nullptr : &right, spec, StatsSide::Left, nullptr,
-        distances ? StatsFields::All : StatsFields::CountsOnly);
+        distances ? StatsFields::All
+        : per_point ? StatsFields::CountsOnly
+                    : StatsFields::PairsOnly);
     if (stats.join.stopped) return true;
     pairs = stats.pairs;
     if (!per_point) {  // one group: the points' counts add up to the pairs

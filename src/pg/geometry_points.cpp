@@ -1,7 +1,7 @@
 #include "geometry_points.h"
 
 extern "C" {
-#include "executor/spi.h"
+#include "executor/tuptable.h"
 }
 
 #include "custom_scan_keys.h"
@@ -18,12 +18,12 @@ struct GeometryRows {
   int64 srid_key;  // the first row of that SRID, for the message
 };
 
-void read_geometry_row(HeapTuple tuple, TupleDesc desc, void* arg) {
+void read_geometry_row(TupleTableSlot* slot, void* arg) {
   GeometryRows* rows = static_cast<GeometryRows*>(arg);
   const TableColumns& columns = *rows->columns;
   bool key_null, geometry_null;
-  const Datum key = SPI_getbinval(tuple, desc, 1, &key_null);
-  const Datum geometry = SPI_getbinval(tuple, desc, 2, &geometry_null);
+  const Datum key = slot_getattr(slot, 1, &key_null);
+  const Datum geometry = slot_getattr(slot, 2, &geometry_null);
   const int64 key_value = row_key(key, key_null, columns);
   if (geometry_null) {  // noise, as ST_ClusterDBSCAN makes a NULL geometry
     rows->builder->append_null_key(key_value);

@@ -21,11 +21,13 @@ class AggregateJobRun {
  public:
   AggregateJobRun(JobKind kind, const PointSet& left, const PointSet* right, const JoinSpec& spec,
                   std::uint64_t points, const std::uint64_t* ranks, std::uint64_t rank_count,
-                  std::uint64_t min_points, StatsSide side, std::optional<JoinWork> work) {
+                  std::uint64_t min_points, StatsSide side, StatsFields fields,
+                  std::optional<JoinWork> work) {
     pg_call([&] {
       const JobPointsPlan plan = plan_job_points(left, right);
       AggregateJob layout{};
       layout.side = side;
+      layout.fields = fields;
       layout.min_points = min_points;
       layout.points = points;
       const Size points_end = aggregate_points_offset() + plan.left_bytes + plan.right_bytes;
@@ -40,7 +42,7 @@ class AggregateJobRun {
                     rank_count * sizeof(std::uint64_t));
       const double candidates = (work ? *work : estimate_join_work(left, right, spec)).candidates;
       handle_.submit(aggregate_job_wanted_bytes(left.n + (right ? right->n : 0), job_->dim,
-                                                aggregate_device_bytes(kind, points,
+                                                aggregate_device_bytes(kind, fields, points,
                                                                        ranks ? rank_count : 0)),
                      static_cast<std::uint64_t>(candidates));
     });
@@ -112,21 +114,26 @@ std::optional<NeighbourStats> neighbour_stats_on_service(const PointSet& left,
                                                          const PointSet* right,
                                                          const JoinSpec& spec, StatsSide side,
                                                          const std::uint64_t* partner_ranks,
+                                                         StatsFields fields,
                                                          std::optional<JoinWork> work,
                                                          std::string* note) {
+  if (fields != StatsFields::All) partner_ranks = nullptr;  // only the nearest partner reads them
   const bool left_side = right == nullptr || side == StatsSide::Left;
   const std::uint64_t points = left_side ? left.n : right->n;
   const std::uint64_t partners = right == nullptr ? left.n : left_side ? right->n : left.n;
   AggregateJobRun run(JobKind::NeighbourStats, left, right, spec, points, partner_ranks, partners,
-                      0, side, std::move(work));
+                      0, side, fields, std::move(work));
   NeighbourStats stopped;
   stopped.join.stopped = true;
   return await_result(run, note, std::move(stopped), [&run](const AggregateJob& aggregate) {
     NeighbourStats result;
-    result.count = run.array<std::uint64_t>(aggregate.count_offset);
-    result.min_distance = run.array<double>(aggregate.min_offset);
-    result.max_distance = run.array<double>(aggregate.max_offset);
-    result.nearest = run.array<std::uint32_t>(aggregate.nearest_offset);
+    if (aggregate.fields != StatsFields::PairsOnly)
+      result.count = run.array<std::uint64_t>(aggregate.count_offset);
+    if (aggregate.fields == StatsFields::All) {
+      result.min_distance = run.array<double>(aggregate.min_offset);
+      result.max_distance = run.array<double>(aggregate.max_offset);
+      result.nearest = run.array<std::uint32_t>(aggregate.nearest_offset);
+    }
     result.pairs = aggregate.pairs;
     result.join = recorded_join_stats(run.job()->stats);
     return result;
@@ -137,7 +144,7 @@ std::optional<DbscanResult> dbscan_on_service(const PointSet& points, const Join
                                               std::uint64_t min_points,
                                               std::optional<JoinWork> work, std::string* note) {
   AggregateJobRun run(JobKind::Dbscan, points, nullptr, spec, points.n, nullptr, 0, min_points,
-                      StatsSide::Left, std::move(work));
+                      StatsSide::Left, StatsFields::All, std::move(work));
   DbscanResult stopped;
   stopped.linking.stopped = true;
   return await_result(run, note, std::move(stopped), [&run](const AggregateJob& aggregate) {

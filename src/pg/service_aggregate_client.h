@@ -22,11 +22,13 @@ namespace simjoin::pg {
 // failure of the service raises, or with simjoin.gpu_error = fallback returns nullopt with *note
 // saying why: the caller reruns the aggregate on this backend's CPU engine. Points built in shared
 // memory (shared_points.h) are read there; others, and the ranks, are copied into the job.
+// `fields`: the arrays the job computes and returns (neighbour_stats.h).
 // `work`: the sampled work route_join weighed (estimated here when absent). Inside cpp_guard.
 std::optional<NeighbourStats> neighbour_stats_on_service(const PointSet& left,
                                                          const PointSet* right,
                                                          const JoinSpec& spec, StatsSide side,
                                                          const std::uint64_t* partner_ranks,
+                                                         StatsFields fields,
                                                          std::optional<JoinWork> work,
                                                          std::string* note);
 std::optional<DbscanResult> dbscan_on_service(const PointSet& points, const JoinSpec& spec,

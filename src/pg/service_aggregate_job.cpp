@@ -38,10 +38,14 @@ std::size_t layout_aggregate_arrays(AggregateJob* aggregate, JobKind kind, std::
   const std::uint64_t n = aggregate->points;
   aggregate->ranks_offset = ranks > 0 ? take(&offset, ranks * sizeof(std::uint64_t)) : 0;
   if (kind == JobKind::NeighbourStats) {
-    aggregate->count_offset = take(&offset, n * sizeof(std::uint64_t));
-    aggregate->min_offset = take(&offset, n * sizeof(double));
-    aggregate->max_offset = take(&offset, n * sizeof(double));
-    aggregate->nearest_offset = take(&offset, n * sizeof(std::uint32_t));
+    const StatsFields fields = aggregate->fields;
+    aggregate->count_offset =
+        fields != StatsFields::PairsOnly ? take(&offset, n * sizeof(std::uint64_t)) : 0;
+    if (fields == StatsFields::All) {
+      aggregate->min_offset = take(&offset, n * sizeof(double));
+      aggregate->max_offset = take(&offset, n * sizeof(double));
+      aggregate->nearest_offset = take(&offset, n * sizeof(std::uint32_t));
+    }
   } else {
     aggregate->cluster_offset = take(&offset, n * sizeof(std::int64_t));
     aggregate->kind_offset = take(&offset, n * sizeof(PointKind));
@@ -49,9 +53,13 @@ std::size_t layout_aggregate_arrays(AggregateJob* aggregate, JobKind kind, std::
   return offset;
 }
 
-std::uint64_t aggregate_device_bytes(JobKind kind, std::uint64_t points, std::uint64_t ranks) {
-  // Neighbour statistics fold into 32 bytes a point; DBSCAN keeps counts, sets, kinds, clusters.
-  const std::uint64_t per_point = kind == JobKind::NeighbourStats ? 32 : 40;
+std::uint64_t aggregate_device_bytes(JobKind kind, StatsFields fields, std::uint64_t points,
+                                     std::uint64_t ranks) {
+  // Neighbour statistics fold into 32 bytes a point (8 for the counts only, none for the pair
+  // count); DBSCAN keeps counts, sets, kinds, clusters.
+  std::uint64_t per_point = 40;
+  if (kind == JobKind::NeighbourStats)
+    per_point = fields == StatsFields::All ? 32 : fields == StatsFields::CountsOnly ? 8 : 0;
   return points * per_point + ranks * sizeof(std::uint64_t);
 }
 
@@ -64,9 +72,12 @@ AggregateOutcome run_aggregate_job(JobHeader* job, const PointSet& left, const P
   if (job->kind == JobKind::NeighbourStats) {
     const std::uint64_t* ranks =
         aggregate->ranks_offset ? array_at<std::uint64_t>(job, aggregate->ranks_offset) : nullptr;
-    NeighbourStats stats = run_neighbour_stats(left, right, spec, aggregate->side, ranks, keep_going);
-    if (!stats.join.stopped) {
+    const StatsFields fields = aggregate->fields;
+    NeighbourStats stats = run_neighbour_stats(left, right, spec, aggregate->side, ranks,
+                                               keep_going, {}, fields);
+    if (!stats.join.stopped && fields != StatsFields::PairsOnly)
       std::memcpy(array_at<std::uint64_t>(job, aggregate->count_offset), stats.count.data(), n * 8);
+    if (!stats.join.stopped && fields == StatsFields::All) {
       std::memcpy(array_at<double>(job, aggregate->min_offset), stats.min_distance.data(), n * 8);
       std::memcpy(array_at<double>(job, aggregate->max_offset), stats.max_distance.data(), n * 8);
       std::memcpy(array_at<std::uint32_t>(job, aggregate->nearest_offset), stats.nearest.data(),

@@ -21,11 +21,13 @@ namespace simjoin::pg {
 struct AggregateJob {
   // Parameters (the backend).
   StatsSide side;               // neighbour statistics: the side aggregated (ignored in a self-join)
+  StatsFields fields;           // neighbour statistics: the arrays laid out and computed
   std::uint64_t min_points;     // DBSCAN
   std::uint64_t points;         // the result arrays' length
   std::uint64_t ranks_offset;   // partner ranks (one uint64 per partner candidate); 0: none
   // The result arrays' offsets: neighbour statistics (count uint64, min and max double, nearest
-  // uint32) or DBSCAN (cluster int64, kind uint8 as PointKind).
+  // uint32; only those `fields` reads, the others 0) or DBSCAN (cluster int64, kind uint8 as
+  // PointKind).
   std::uint64_t count_offset, min_offset, max_offset, nearest_offset;
   std::uint64_t cluster_offset, kind_offset;
   // Results (the service). The header's stats hold the neighbour statistics' join, or DBSCAN's
@@ -44,14 +46,15 @@ inline AggregateJob* aggregate_job(JobHeader* job) {
 // Where the points start: after the header and the AggregateJob.
 std::size_t aggregate_points_offset();
 
-// Lays out the ranks (`ranks` entries, 0 for none) and the result arrays of `kind` from `offset`
-// (after the points); returns the segment's total bytes.
+// Lays out the ranks (`ranks` entries, 0 for none) and the result arrays of `kind` (and of
+// aggregate->fields) from `offset` (after the points); returns the segment's total bytes.
 std::size_t layout_aggregate_arrays(AggregateJob* aggregate, JobKind kind, std::uint64_t ranks,
                                     std::size_t offset);
 
 // The device bytes an aggregate keeps per point of its side besides the join's (the folded
 // statistics, DBSCAN's counts, sets and clusters): added to the ledger reservation.
-std::uint64_t aggregate_device_bytes(JobKind kind, std::uint64_t points, std::uint64_t ranks);
+std::uint64_t aggregate_device_bytes(JobKind kind, StatsFields fields, std::uint64_t points,
+                                     std::uint64_t ranks);
 
 struct AggregateOutcome {
   std::uint64_t candidates = 0;  // the progress report's candidates done

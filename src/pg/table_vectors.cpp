@@ -1,4 +1,4 @@
-// Reading a table's (key, vector) rows through SPI with a cursor, in chunks.
+// Reading a table's (key, vector) rows through SPI, each row handed over as the executor makes it.
 #include "table_vectors.h"
 
 extern "C" {
@@ -8,6 +8,8 @@ extern "C" {
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "tcop/dest.h"
+#include "utils/memutils.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -21,8 +23,6 @@ extern "C" {
 namespace simjoin::pg {
 
 namespace {
-
-constexpr long kFetchRows = 10000;
 
 bool is_integer_type(Oid type) {
   const Oid base = getBaseType(type);
@@ -164,20 +164,63 @@ void TableVectorsBuilder::append_null_key(int64 key) {
   out_->null_keys[out_->null_n++] = key;
 }
 
-void for_each_query_row(const char* query, void (*row)(HeapTuple, TupleDesc, void*), void* arg) {
+namespace {
+
+// A DestReceiver that hands each row's slot to the reader's callback.
+struct RowReceiver {
+  DestReceiver receiver;  // first: the executor sees a DestReceiver
+  void (*row)(TupleTableSlot*, void*);
+  void* arg;
+  MemoryContext row_context;
+  ErrorContextCallback* caller_context;  // the function's: a reader's ERROR is not the query's
+  uint64 rows;
+};
+
+bool receive_row(TupleTableSlot* slot, DestReceiver* self) {
+  RowReceiver* r = reinterpret_cast<RowReceiver*>(self);
+  const MemoryContext caller = MemoryContextSwitchTo(r->row_context);
+  // Without SPI's context line (the internal SELECT) on the reader's errors about a row.
+  ErrorContextCallback* query_context = error_context_stack;
+  error_context_stack = r->caller_context;
+  r->row(slot, r->arg);
+  error_context_stack = query_context;
+  MemoryContextSwitchTo(caller);
+  MemoryContextReset(r->row_context);  // detoasted values and the like
+  if ((++r->rows & 0x3FFF) == 0) CHECK_FOR_INTERRUPTS();
+  return true;
+}
+
+void receiver_startup(DestReceiver*, int, TupleDesc) {}
+void receiver_shutdown(DestReceiver*) {}
+void receiver_destroy(DestReceiver*) {}
+
+}  // namespace
+
+void for_each_query_row(const char* query, void (*row)(TupleTableSlot*, void*), void* arg) {
   if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "simjoin: SPI_connect failed");
-  SPIPlanPtr plan = SPI_prepare(query, 0, nullptr);
-  if (!plan) elog(ERROR, "simjoin: could not prepare \"%s\": %s", query, SPI_result_code_string(SPI_result));
-  Portal portal = SPI_cursor_open(nullptr, plan, nullptr, nullptr, true);
-  for (;;) {
-    SPI_cursor_fetch(portal, true, kFetchRows);
-    if (SPI_processed == 0) break;
-    SPITupleTable* table = SPI_tuptable;
-    for (uint64 i = 0; i < SPI_processed; ++i) row(table->vals[i], table->tupdesc, arg);
-    SPI_freetuptable(SPI_tuptable);
-    CHECK_FOR_INTERRUPTS();
-  }
-  SPI_cursor_close(portal);
+  RowReceiver receiver;
+  receiver.receiver.receiveSlot = receive_row;
+  receiver.receiver.rStartup = receiver_startup;
+  receiver.receiver.rShutdown = receiver_shutdown;
+  receiver.receiver.rDestroy = receiver_destroy;
+  receiver.receiver.mydest = DestNone;  // no SPI tuple table
+  receiver.row = row;
+  receiver.arg = arg;
+  receiver.row_context = AllocSetContextCreate(CurrentMemoryContext, "simjoin row",
+                                               ALLOCSET_SMALL_SIZES);
+  receiver.caller_context = error_context_stack;
+  receiver.rows = 0;
+  // No parallel plan (cursor options 0): a Gather would only queue every row to this process.
+  SPIPlanPtr plan = SPI_prepare_cursor(query, 0, nullptr, 0);
+  if (!plan)
+    elog(ERROR, "simjoin: could not prepare \"%s\": %s", query, SPI_result_code_string(SPI_result));
+  SPIExecuteOptions options;
+  memset(&options, 0, sizeof options);
+  options.read_only = true;
+  options.dest = &receiver.receiver;
+  const int result = SPI_execute_plan_extended(plan, &options);
+  if (result < 0)
+    elog(ERROR, "simjoin: could not run \"%s\": %s", query, SPI_result_code_string(result));
   SPI_finish();
 }
 
@@ -190,12 +233,12 @@ struct VectorRows {
   bool keep_null_keys;
 };
 
-void read_vector_row(HeapTuple tuple, TupleDesc desc, void* arg) {
+void read_vector_row(TupleTableSlot* slot, void* arg) {
   VectorRows* rows = static_cast<VectorRows*>(arg);
   const TableColumns& columns = *rows->columns;
   bool key_null, vector_null;
-  const Datum key = SPI_getbinval(tuple, desc, 1, &key_null);
-  const Datum vector = SPI_getbinval(tuple, desc, 2, &vector_null);
+  const Datum key = slot_getattr(slot, 1, &key_null);
+  const Datum vector = slot_getattr(slot, 2, &vector_null);
   if (vector_null && !rows->keep_null_keys) return;  // a NULL vector matches nothing, as in SQL
   const int64 key_value = row_key(key, key_null, columns);
   if (vector_null) {

@@ -7,6 +7,7 @@ extern "C" {
 #include "access/attnum.h"
 #include "access/htup.h"
 #include "access/tupdesc.h"
+#include "executor/tuptable.h"
 }
 
 namespace simjoin::pg {
@@ -61,9 +62,10 @@ char* key_value_query(const TableColumns& columns);
 // The key of a row read by key_value_query; ERROR naming table and key column when NULL.
 int64 row_key(Datum key, bool key_null, const TableColumns& columns);
 
-// Runs `query` (no parameters) through an SPI cursor in chunks of rows and calls
-// row(tuple, desc, arg) for each row, between SPI_connect and SPI_finish.
-void for_each_query_row(const char* query, void (*row)(HeapTuple, TupleDesc, void*), void* arg);
+// Runs `query` (no parameters, read-only) through SPI and calls row(slot, arg) for each row as
+// the executor produces it (no copy of the rows), between SPI_connect and SPI_finish, in a memory
+// context reset after each row (row() keeps what it builds in a context of its own).
+void for_each_query_row(const char* query, void (*row)(TupleTableSlot*, void*), void* arg);
 
 // Appends points to a TableVectors whose dim is set (in shared memory when the GPU service may
 // run the join, as read_table_vectors does).

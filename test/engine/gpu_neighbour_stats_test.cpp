@@ -83,6 +83,26 @@ NeighbourStats expect_gpu_matches_cpu(const Points& left, const Points* right, c
         << where << ": not folded on the device";
     EXPECT_EQ(gpu.join.algorithm.rfind("gpu-", 0), 0u) << where << ": " << gpu.join.algorithm;
   }
+  // Counts only (one count pass, one array down) and the pair count only (no array at all).
+  for (StatsFields fields : {StatsFields::CountsOnly, StatsFields::PairsOnly}) {
+    const bool counts = fields == StatsFields::CountsOnly;
+    const std::string which = where + (counts ? ", counts only" : ", pairs only");
+    const NeighbourStats fewer =
+        run_neighbour_stats(left.set(), right_ptr, spec, side, rank_data, {}, {}, fields);
+    EXPECT_EQ(fewer.pairs, cpu.pairs) << which;
+    EXPECT_EQ(fewer.join.pairs, cpu.join.pairs) << which;
+    if (counts) {
+      EXPECT_EQ(fewer.count, cpu.count) << which;
+    } else {
+      EXPECT_TRUE(fewer.count.empty()) << which;
+    }
+    EXPECT_TRUE(fewer.min_distance.empty() && fewer.max_distance.empty() && fewer.nearest.empty())
+        << which;
+    if (device_fold && spec.metric != Metric::Cosine) {
+      EXPECT_TRUE(has_phase(fewer.join, "fold-count") && !has_phase(fewer.join, "fold-stats"))
+          << which << ": not folded on the device by counts";
+    }
+  }
   return gpu;
 }
 

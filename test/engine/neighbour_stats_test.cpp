@@ -86,6 +86,12 @@ NeighbourStats expect_stats_match(const Points& left, const Points* right, const
   EXPECT_EQ(counted.count, want.count);
   EXPECT_EQ(counted.pairs, want.pairs);
   EXPECT_TRUE(counted.min_distance.empty() && counted.nearest.empty());
+  // The pair count only: no per-point array.
+  const NeighbourStats paired =
+      run_neighbour_stats(left.set(), right ? &right_set : nullptr, spec, side,
+                          ranks ? ranks->data() : nullptr, {}, {}, StatsFields::PairsOnly);
+  EXPECT_EQ(paired.pairs, want.pairs);
+  EXPECT_TRUE(paired.count.empty() && paired.min_distance.empty() && paired.nearest.empty());
   return got;
 }
 

@@ -88,6 +88,20 @@ check "DBSCAN's NOTICEs name the service for both joins (counting, linking)" "$(
 check "each aggregate ran as one service job (8 above), and no slot or reservation is left" \
   "$(q -c "SELECT (jobs_done - $jobs_before) || ' ' || reserved_bytes FROM simjoin_devices()") $(q -c "SELECT count(*) FROM simjoin_jobs()")" "8 0 0"
 
+# The custom scan's aggregates as service jobs, each asking for less: count(*) (the pair count
+# only), GROUP BY count(*) of a self-join (per-point counts only), GROUP BY min / max (every
+# field). Each equals PostgreSQL's plan; three jobs ran.
+scan_aggregates="SELECT (SELECT count(*) FROM agg_l a JOIN agg_r b ON a.v <-> b.v <= 1) || ' ' ||
+  (SELECT md5(string_agg(id || ':' || n, ',' ORDER BY id)) FROM
+    (SELECT a.id, count(*) AS n FROM agg_l a JOIN agg_l b ON a.v <-> b.v <= 1 GROUP BY a.id) g) || ' ' ||
+  (SELECT md5(string_agg(id || ':' || lo || ':' || hi, ',' ORDER BY id)) FROM
+    (SELECT a.id, min(a.v <-> b.v) AS lo, max(a.v <-> b.v) AS hi FROM agg_l a JOIN agg_r b ON a.v <-> b.v <= 1 GROUP BY a.id) g)"
+jobs_before=$(q -c "SELECT jobs_done FROM simjoin_devices()")
+check "the custom scan's count(*), GROUP BY count(*) and min / max as service jobs equal PostgreSQL's plan" \
+  "$(q -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; $scan_aggregates")" \
+  "$(q -c "SET simjoin.enable_customscan = off; $scan_aggregates")"
+check "and ran as three service jobs" "$(q -c "SELECT jobs_done - $jobs_before FROM simjoin_devices()")" 3
+
 echo "== aggregate jobs: points read in place, the ledger"
 q -c "DROP TABLE IF EXISTS agg_big; CREATE TABLE agg_big (id int PRIMARY KEY, v float8[]);
       INSERT INTO agg_big SELECT i, ARRAY[(i % 400)::float8, (i / 400)::float8] FROM generate_series(1, 100000) i;

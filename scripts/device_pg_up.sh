@@ -1,9 +1,11 @@
 # Source this on the GPU machine from the repository's root (the device scripts do): unpacks the
-# PostgreSQL bundle (.device) and PostGIS's shared libraries (.device-postgis, when carried)
+# PostgreSQL bundle (.device) and PostGIS's shared libraries (.device-postgis, made by
+# scripts/device_pack_postgis.sh; when carried)
 # before the server starts, links Debian's PostGIS control files (links through
 # /etc/alternatives, which the bundle lacks), and starts the cluster with .device/pg-up.
 [ -x /usr/lib/postgresql/15/bin/postgres ] || tar xJf .device/pg15-root.tar.xz -C /
-[ -f .device-postgis/postgis-libs.tar.xz ] && tar xJf .device-postgis/postgis-libs.tar.xz -C /opt/pgsys
+[ -f .device-postgis/postgis-libs.tar.xz ] && tar xJf .device-postgis/postgis-libs.tar.xz -C /opt/pgsys &&
+  chmod 755 /opt/pgsys  # an archive with a "." entry would leave it 700
 for link in /usr/share/postgresql/15/extension/*.control; do
   [ -e "$link" ] || ln -sf "$(basename "${link%.control}")-3.control" "$link"
 done

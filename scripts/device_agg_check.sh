@@ -48,7 +48,8 @@ fi
 if [[ $steps == *" sanitizer "* ]]; then
   small='GpuNeighbourStats.EmptyAndOnePointInputs:GpuDbscan.BorderBetweenTwoClusters:GpuDbscan.NonFinitePoints'
   wide="$small:*GpuNeighbourStatsRandom.MatchesCpuEngine/d3_Euclidean_Blobs_SelfAll:*GpuNeighbourStatsRandom.MatchesCpuEngine/d3_Manhattan_Uniform_RightBigger:*GpuDbscanRandom.MatchesCpuEngine/2"
-  run_sanitizers $B/agg_tests "$small" "$wide" 50 90
+  # racecheck needs about 2 minutes for the small tests (each GPU case runs three field sets)
+  run_sanitizers $B/agg_tests "$small" "$wide" 240 90
 fi
 
 # run TIMEOUT ARGS...: simjoin_bench on the GPU (a timeout says so); skipped when the deadline is

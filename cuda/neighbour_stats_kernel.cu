@@ -87,8 +87,8 @@ NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, cons
   if (self) side = StatsSide::Left;
   const std::size_t n = side == StatsSide::Left ? left.n : right->n;
   const std::size_t partners = self ? left.n : (side == StatsSide::Left ? right->n : left.n);
+  // run_neighbour_stats passes partner ranks only with StatsFields::All.
   const bool all = fields == StatsFields::All, per_point = fields != StatsFields::PairsOnly;
-  if (!all) partner_ranks = nullptr;  // only the nearest partner reads them
   if (!producer_join_fits(left, right, spec, aggregate_bytes(n, partners, partner_ranks, fields))) {
     // The host fold over the GPU join (a runner keeps run_neighbour_stats from coming back here).
     return run_neighbour_stats(left, right, spec, side, partner_ranks, keep_going,

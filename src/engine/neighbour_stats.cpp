@@ -118,6 +118,7 @@ NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    StatsFields fields) {
   const bool self = right == nullptr;
   if (self) side = StatsSide::Left;
+  if (fields != StatsFields::All) partner_ranks = nullptr;  // only the nearest partner reads them
   if (!runner) {
     check_inputs(left, right);
     JoinSpec join_spec = spec;  // the join as it runs (a self-join in Unique mode), for Auto

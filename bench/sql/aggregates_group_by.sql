@@ -48,6 +48,8 @@ SELECT count(*) AS rows, :eps AS eps FROM bm_data;
 \set by_g 'SELECT a.id, count(*) AS c FROM bm_data a JOIN bm_data b ON ST_DWithin(a.g, b.g, ' :eps ') GROUP BY a.id'
 \set by_v 'SELECT a.id, count(*) AS c FROM bm_data a JOIN bm_data b ON a.v <-> b.v <= ' :eps ' GROUP BY a.id'
 \set total_g 'SELECT count(*) FROM bm_data a JOIN bm_data b ON ST_DWithin(a.g, b.g, ' :eps ')'
+-- the places with a neighbour among a tenth of them (a DISTINCT without aggregates)
+\set near_g 'SELECT DISTINCT a.id FROM bm_data a JOIN bm_data b ON ST_DWithin(a.g, b.g, ' :eps ') WHERE b.id % 10 = 0'
 
 \echo '== engine: ' :by_g
 EXPLAIN (COSTS OFF) :by_g;
@@ -65,6 +67,11 @@ SELECT count(*) AS groups, sum(c::int) AS pairs, sum((id % 1000)::int * c::int) 
 SELECT (:total_g) AS pairs;
 SELECT (:total_g) AS pairs;
 SELECT (:total_g) AS pairs;
+\echo '== engine: ' :near_g
+EXPLAIN (COSTS OFF) :near_g;
+SELECT count(*) AS places_with_neighbour FROM (:near_g) s;
+SELECT count(*) AS places_with_neighbour FROM (:near_g) s;
+SELECT count(*) AS engine_near FROM (:near_g) s \gset
 \timing off
 SET simjoin.explain_machine_details = on;
 EXPLAIN (ANALYZE, COSTS OFF) :by_g;
@@ -75,6 +82,8 @@ SET simjoin.enable_aggregates = off;
 EXPLAIN (COSTS OFF) :by_g;
 \timing on
 SELECT count(*) AS groups, sum(c::int) AS pairs, sum((id % 1000)::int * c::int) AS checksum FROM (:by_g) s;
+\echo '== SimilarityJoin + HashAggregate: ' :near_g
+SELECT count(*) AS places_with_neighbour FROM (:near_g) s;
 \timing off
 RESET simjoin.enable_aggregates;
 
@@ -87,13 +96,18 @@ EXPLAIN (COSTS OFF) :by_g;
 SELECT count(*) AS native_groups, sum(c::int) AS native_pairs,
        sum((id % 1000)::int * c::int) AS native_checksum
   FROM (:by_g) s \gset
+\echo '== PostgreSQL''s own plan: ' :near_g
+EXPLAIN (COSTS OFF) :near_g;
+SELECT count(*) AS native_near FROM (:near_g) s \gset
 \timing off
 RESET statement_timeout;
 RESET simjoin.enable_customscan;
 SELECT :engine_groups AS engine_groups, :native_groups AS native_groups,
        :engine_pairs AS engine_pairs, :native_pairs AS native_pairs,
        :engine_groups = :native_groups AND :engine_pairs = :native_pairs
-         AND :engine_checksum = :native_checksum AS results_equal;
+         AND :engine_checksum = :native_checksum AS results_equal,
+       :engine_near AS engine_near, :native_near AS native_near,
+       :engine_near = :native_near AS near_equal;
 \endif
 \if :keep
 \else

@@ -1,5 +1,6 @@
 #include "cell_index.h"
 
+#include "radix_sort.h"
 #include "worker_thread.h"
 
 #include <algorithm>
@@ -11,27 +12,6 @@ namespace simjoin {
 namespace {
 
 constexpr std::int64_t kMaxMaskCells = std::int64_t{1} << 27;  // 16 MiB of bits per dimension
-
-struct KeyedPoint {
-  std::uint64_t key;
-  std::uint32_t id;
-};
-
-// Stable LSD radix sort on the key, 11 bits per pass, only over the bits the keys use.
-void radix_sort_by_key(std::vector<KeyedPoint>& items) {
-  constexpr int kDigitBits = 11;
-  constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
-  std::uint64_t max_key = 0;
-  for (const KeyedPoint& item : items) max_key = std::max(max_key, item.key);
-  std::vector<KeyedPoint> buffer(items.size());
-  for (int shift = 0; shift < 64 && (max_key >> shift) != 0; shift += kDigitBits) {
-    std::vector<std::size_t> start(kBuckets + 1, 0);
-    for (const KeyedPoint& item : items) ++start[((item.key >> shift) & (kBuckets - 1)) + 1];
-    for (std::size_t b = 1; b <= kBuckets; ++b) start[b] += start[b - 1];
-    for (const KeyedPoint& item : items) buffer[start[(item.key >> shift) & (kBuckets - 1)]++] = item;
-    items.swap(buffer);
-  }
-}
 
 }  // namespace
 
@@ -76,38 +56,69 @@ CellIndex build_cell_index(const PointSet& set, const GridPlan& plan, const Cell
 
   // Keys of all points; non-finite ones are marked and dropped.
   constexpr std::uint64_t kSkip = ~std::uint64_t{0};
-  std::vector<KeyedPoint> keyed(set.n);
-  parallel_for_ranges(set.n, threads, [&](std::size_t begin, std::size_t end) {
+  std::vector<std::uint64_t> keys_sorted(set.n);
+  std::vector<std::uint32_t> ids(set.n);
+  const std::size_t parts = range_parts(set.n, threads);
+  std::vector<std::uint64_t> part_max(parts, 0);
+  std::vector<std::size_t> part_skipped(parts, 0);
+  parallel_for_parts(parts, [&](std::size_t part) {
     std::vector<std::int64_t> cell(k);
-    for (std::size_t i = begin; i < end; ++i) {
+    std::uint64_t max_key = 0;
+    std::size_t skipped = 0;
+    for (std::size_t i = part_begin(set.n, parts, part); i < part_begin(set.n, parts, part + 1);
+         ++i) {
       const double* p = set.point(i);
-      KeyedPoint& entry = keyed[i];
-      entry.id = static_cast<std::uint32_t>(i);
+      ids[i] = static_cast<std::uint32_t>(i);
       if (!is_finite_point(p, set.dim)) {
-        entry.key = kSkip;
+        keys_sorted[i] = kSkip;
+        skipped++;
         continue;
       }
       for (int d = 0; d < k; ++d) cell[d] = grid_cell(plan, d, p[plan.order[d]]);
-      entry.key = keys.key(cell.data());
+      keys_sorted[i] = keys.key(cell.data());
+      max_key = std::max(max_key, keys_sorted[i]);
+    }
+    part_max[part] = max_key;
+    part_skipped[part] = skipped;
+  });
+  std::size_t n = set.n;
+  if (std::any_of(part_skipped.begin(), part_skipped.end(), [](std::size_t s) { return s > 0; })) {
+    n = 0;
+    for (std::size_t i = 0; i < set.n; ++i) {
+      if (keys_sorted[i] == kSkip) continue;
+      keys_sorted[n] = keys_sorted[i];
+      ids[n++] = ids[i];
+    }
+    keys_sorted.resize(n);
+    ids.resize(n);
+  }
+  // Stable: ids ascend within a cell.
+  sort_keys_with_ids(keys_sorted, ids,
+                     bit_width(*std::max_element(part_max.begin(), part_max.end())), threads);
+
+  // The cells: where the sorted keys change, found per part and laid out in part order.
+  const std::size_t key_parts = range_parts(n, threads);
+  std::vector<std::size_t> part_cells(key_parts + 1, 0);
+  const auto starts_cell = [&](std::size_t s) { return s == 0 || keys_sorted[s] != keys_sorted[s - 1]; };
+  parallel_for_parts(key_parts, [&](std::size_t part) {
+    std::size_t starts = 0;
+    for (std::size_t s = part_begin(n, key_parts, part); s < part_begin(n, key_parts, part + 1); ++s)
+      starts += starts_cell(s);
+    part_cells[part + 1] = starts;
+  });
+  for (std::size_t part = 0; part < key_parts; ++part) part_cells[part + 1] += part_cells[part];
+  const std::size_t cells = part_cells[key_parts];
+  index.cell_keys.resize(cells);
+  index.cell_begin.resize(cells + 1);
+  parallel_for_parts(key_parts, [&](std::size_t part) {
+    std::size_t c = part_cells[part];
+    for (std::size_t s = part_begin(n, key_parts, part); s < part_begin(n, key_parts, part + 1); ++s) {
+      if (!starts_cell(s)) continue;
+      index.cell_keys[c] = keys_sorted[s];
+      index.cell_begin[c++] = static_cast<std::uint32_t>(s);
     }
   });
-  keyed.erase(std::remove_if(keyed.begin(), keyed.end(),
-                             [](const KeyedPoint& e) { return e.key == kSkip; }),
-              keyed.end());
-  radix_sort_by_key(keyed);  // stable: ids ascend within a cell
-  const std::size_t n = keyed.size();
-
-  std::size_t cells = 0;
-  for (std::size_t s = 0; s < n; ++s) cells += s == 0 || keyed[s].key != keyed[s - 1].key;
-  index.cell_keys.reserve(cells);
-  index.cell_begin.reserve(cells + 1);
-  for (std::size_t s = 0; s < n; ++s) {
-    if (s == 0 || keyed[s].key != keyed[s - 1].key) {
-      index.cell_keys.push_back(keyed[s].key);
-      index.cell_begin.push_back(static_cast<std::uint32_t>(s));
-    }
-  }
-  index.cell_begin.push_back(static_cast<std::uint32_t>(n));
+  index.cell_begin[cells] = static_cast<std::uint32_t>(n);
   // Each cell's coordinates from its key: reading a point per cell would be a cache miss each.
   index.cell_coords.resize(cells * k);
   parallel_for_ranges(cells, threads, [&](std::size_t first, std::size_t last) {
@@ -119,27 +130,26 @@ CellIndex build_cell_index(const PointSet& set, const GridPlan& plan, const Cell
   if (has_sort_dim) {
     parallel_for_ranges(index.cell_count(), threads, [&](std::size_t first, std::size_t last) {
       for (std::size_t c = first; c < last; ++c) {
-        std::sort(keyed.begin() + index.cell_begin[c], keyed.begin() + index.cell_begin[c + 1],
-                  [&](const KeyedPoint& a, const KeyedPoint& b) {
-                    const double ca = set.point(a.id)[sort_dim], cb = set.point(b.id)[sort_dim];
-                    return ca != cb ? ca < cb : a.id < b.id;
+        std::sort(ids.begin() + index.cell_begin[c], ids.begin() + index.cell_begin[c + 1],
+                  [&](std::uint32_t a, std::uint32_t b) {
+                    const double ca = set.point(a)[sort_dim], cb = set.point(b)[sort_dim];
+                    return ca != cb ? ca < cb : a < b;
                   });
       }
     });
   }
 
-  index.ids.resize(n);
   index.coords.resize(n * set.dim);
   if (has_sort_dim) index.sort_coord.resize(n);
   parallel_for_ranges(n, threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t s = begin; s < end; ++s) {
-      const double* p = set.point(keyed[s].id);
+      const double* p = set.point(ids[s]);
       double* to = index.coords.data() + s * set.dim;
       for (std::size_t j = 0; j < set.dim; ++j) to[j] = p[j];
-      index.ids[s] = keyed[s].id;
       if (has_sort_dim) index.sort_coord[s] = p[sort_dim];
     }
   });
+  index.ids = std::move(ids);
 
   index.occupied.resize(k);
   for (int d = 0; d < k; ++d) {

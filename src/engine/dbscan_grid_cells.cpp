@@ -6,6 +6,7 @@
 
 #include "distance.h"
 #include "finite_points.h"
+#include "radix_sort.h"
 #include "worker_thread.h"
 
 namespace simjoin {
@@ -23,33 +24,6 @@ constexpr std::uint64_t kMaxCells = std::uint64_t{1} << 62;
 // the cell coordinates) may hold a pair within eps (in cells, plus this slack for the rounding
 // of the computed distance).
 constexpr double kStencilSlack = 1e-3;
-
-// A stable LSD radix sort of (key, id) by key, 11 bits a pass over the key's `bits`.
-void sort_by_key(std::vector<std::uint64_t>& keys, std::vector<std::uint32_t>& ids, int bits) {
-  constexpr int kDigit = 11;
-  const std::size_t n = keys.size();
-  std::vector<std::uint64_t> keys_out(n);
-  std::vector<std::uint32_t> ids_out(n);
-  std::vector<std::size_t> count(std::size_t{1} << kDigit);
-  for (int shift = 0; shift < bits; shift += kDigit) {
-    std::fill(count.begin(), count.end(), 0);
-    const std::uint64_t mask = (std::uint64_t{1} << kDigit) - 1;
-    for (std::uint64_t key : keys) ++count[(key >> shift) & mask];
-    std::size_t sum = 0;
-    for (std::size_t& c : count) {
-      const std::size_t here = c;
-      c = sum;
-      sum += here;
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t to = count[(keys[i] >> shift) & mask]++;
-      keys_out[to] = keys[i];
-      ids_out[to] = ids[i];
-    }
-    keys.swap(keys_out);
-    ids.swap(ids_out);
-  }
-}
 
 // The norm of per-dimension gaps (in cells) under the metric.
 double gap_norm(const double* gap, std::size_t dim, Metric metric) {
@@ -228,9 +202,7 @@ std::optional<GridCells> build_grid_cells(const PointSet& points, double eps, Me
   }
   key.resize(finite);
   g.ids.resize(finite);
-  int bits = 0;
-  while (bits < 64 && (cells - 1) >> bits) ++bits;
-  sort_by_key(key, g.ids, bits);
+  sort_keys_with_ids(key, g.ids, bit_width(cells - 1), threads);
   if (stop_here()) return g;
 
   std::size_t distinct = finite > 0 ? 1 : 0;

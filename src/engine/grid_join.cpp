@@ -22,7 +22,7 @@ class StencilWalker {
       : index_(index), plan_(grid.plan), keys_(grid.keys) {
     if (plan_.k <= kMaxCursorDims) {
       std::size_t slots = 1;
-      for (int d = 0; d < plan_.k; ++d) slots *= 3;
+      for (int d = 0; d + 1 < plan_.k; ++d) slots *= 3;
       cursors_.assign(slots, 0);
     }
   }
@@ -38,16 +38,23 @@ class StencilWalker {
   }
 
  private:
-  static constexpr int kMaxCursorDims = 6;  // 3^6 cursors per walker at most
+  static constexpr int kMaxCursorDims = 7;  // 3^6 cursors per walker at most
 
   // `slot`: the offsets so far in base 3; `still_zero`: every offset so far is 0 and only the
-  // half stencil is wanted.
+  // half stencil is wanted. The last indexed dimension's neighbours have consecutive keys (its
+  // stride is 1): one search finds the first, the others follow it in the cell list.
   void visit(int dim, std::uint64_t key, std::size_t slot, bool still_zero) {
-    if (dim == plan_.k) {
-      if (still_zero) return;  // the own cell is not part of the half stencil
+    if (dim + 1 == plan_.k) {
+      const std::int64_t cells = plan_.cells[dim];
+      // The half stencil skips the own cell: from +1 where every earlier offset is 0.
+      const std::int64_t first = std::max<std::int64_t>(cell_[dim] + (still_zero ? 1 : -1), 0);
+      const std::int64_t last = std::min<std::int64_t>(cell_[dim] + 1, cells - 1);
+      if (first > last) return;
       std::size_t& from = cursors_.empty() ? search_from_ : cursors_[slot];
-      const std::size_t c = index_.find_cell(key, from);
-      if (c < index_.cell_count()) found_->push_back(c);
+      const std::uint64_t last_key = key + static_cast<std::uint64_t>(last);
+      index_.find_cell(key + static_cast<std::uint64_t>(first), from);
+      for (std::size_t c = from; c < index_.cell_count() && index_.cell_keys[c] <= last_key; ++c)
+        found_->push_back(c);
       return;
     }
     for (int offset = still_zero ? 0 : -1; offset <= 1; ++offset) {

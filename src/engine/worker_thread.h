@@ -31,19 +31,24 @@ std::thread start_worker_thread(Function&& function, Args&&... args) {
   return worker;
 }
 
-// Runs body(begin, end) over [0, n) split into up to `threads` contiguous parts (at least 65,536
-// items each), the first on the calling thread. No exception crosses a thread: the first one a
-// part throws (std::bad_alloc included) is rethrown here after every part has ended; a part
-// whose thread cannot be started runs on the calling thread.
-template <typename Body>
-void parallel_for_ranges(std::size_t n, int threads, const Body& body) {
-  const std::size_t parts = std::max<std::size_t>(
+// The number of parts parallel_for_ranges splits n items into for `threads` threads: at most
+// one per thread, at least 65,536 items each (thread start-up outweighs less), at least one.
+inline std::size_t range_parts(std::size_t n, int threads) {
+  return std::max<std::size_t>(
       1, std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n / 65536));
+}
+
+// Runs body(part) for part in [0, parts), part 0 on the calling thread, the others on threads of
+// their own. No exception crosses a thread: the first one a part throws (std::bad_alloc
+// included) is rethrown here after every part has ended; a part whose thread cannot be started
+// runs on the calling thread.
+template <typename Body>
+void parallel_for_parts(std::size_t parts, const Body& body) {
   std::mutex error_mutex;
   std::exception_ptr first_error;
-  auto guarded = [&](std::size_t begin, std::size_t end) noexcept {
+  auto guarded = [&](std::size_t part) noexcept {
     try {
-      body(begin, end);
+      body(part);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!first_error) first_error = std::current_exception();
@@ -53,13 +58,28 @@ void parallel_for_ranges(std::size_t n, int threads, const Body& body) {
   workers.reserve(parts);  // push_back below never reallocates (a joinable temporary must not die)
   std::size_t p = 1;
   try {
-    for (; p < parts; ++p) workers.push_back(start_worker_thread(guarded, n * p / parts, n * (p + 1) / parts));
+    for (; p < parts; ++p) workers.push_back(start_worker_thread(guarded, p));
   } catch (...) {  // no more threads: the remaining parts run here
   }
-  for (std::size_t q = p; q < parts; ++q) guarded(n * q / parts, n * (q + 1) / parts);
-  guarded(0, n / parts);
+  for (std::size_t q = p; q < parts; ++q) guarded(q);
+  if (parts > 0) guarded(0);
   for (std::thread& worker : workers) worker.join();
   if (first_error) std::rethrow_exception(first_error);
+}
+
+// Part `part` of [0, n) split into `parts` contiguous ranges: [begin, end).
+inline std::size_t part_begin(std::size_t n, std::size_t parts, std::size_t part) {
+  return n * part / parts;
+}
+
+// Runs body(begin, end) over [0, n) split into range_parts(n, threads) contiguous parts, as
+// parallel_for_parts runs them.
+template <typename Body>
+void parallel_for_ranges(std::size_t n, int threads, const Body& body) {
+  const std::size_t parts = range_parts(n, threads);
+  parallel_for_parts(parts, [&](std::size_t part) {
+    body(part_begin(n, parts, part), part_begin(n, parts, part + 1));
+  });
 }
 
 }  // namespace simjoin

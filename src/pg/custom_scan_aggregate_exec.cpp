@@ -426,12 +426,17 @@ void explain_aggregate(CustomScanState* node, List* ancestors, ExplainState* es)
     appendStringInfo(&text, "%s%s", text.len ? ", " : "",
                      deparse_expression(expr, context, true, false));
   }
-  if (as->grouped)
-    appendStringInfo(&text, " per %s",
-                     deparse_expression(reinterpret_cast<Node*>(
-                                            linitial_node(TargetEntry, cscan->custom_scan_tlist)->expr),
-                                        context, true, false));
-  ExplainPropertyText("Engine Aggregates", text.data, es);
+  const char* key =
+      as->grouped ? deparse_expression(reinterpret_cast<Node*>(
+                                           linitial_node(TargetEntry, cscan->custom_scan_tlist)->expr),
+                                       context, true, false)
+                  : nullptr;
+  if (as->n_aggs == 0) {  // a GROUP BY or DISTINCT without aggregates: the groups alone
+    ExplainPropertyText("Engine Groups", key, es);
+  } else {
+    if (key) appendStringInfo(&text, " per %s", key);
+    ExplainPropertyText("Engine Aggregates", text.data, es);
+  }
   if (es->analyze) {
     ExplainPropertyUInteger("Engine Pairs", nullptr, as->engine_pairs, es);
     ExplainPropertyUInteger("Pairs With Wild Rows", nullptr, as->wild_pairs, es);

@@ -215,16 +215,27 @@ Plan* plan_aggregate(PlannerInfo*, RelOptInfo*, CustomPath* best_path, List* tli
 
 const CustomPathMethods aggregate_path_methods = {"SimilarityJoinAggregate", plan_aggregate};
 
-void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* grouped_rel) {
+// `stage`: UPPERREL_GROUP_AGG (aggregates, a GROUP BY of one column with or without them), or
+// UPPERREL_DISTINCT (a DISTINCT of one column over the join, no aggregates: its groups).
+void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
+                        RelOptInfo* grouped_rel) {
   Query* parse = root->parse;
-  if (!registry || !parse->hasAggs || parse->groupingSets != NIL || parse->havingQual ||
-      parse->hasWindowFuncs || parse->hasTargetSRFs || list_length(parse->groupClause) > 1 ||
+  const bool distinct = stage == UPPERREL_DISTINCT;
+  List* group_clause = distinct ? parse->distinctClause : parse->groupClause;
+  if (!registry || parse->groupingSets != NIL || parse->havingQual || parse->hasWindowFuncs ||
+      parse->hasTargetSRFs || list_length(group_clause) > 1 ||
       input_rel->reloptkind != RELOPT_JOINREL || bms_num_members(input_rel->relids) != 2)
     return;
+  if (distinct ? parse->hasDistinctOn || parse->hasAggs || parse->groupClause != NIL ||
+                     group_clause == NIL
+               : !parse->hasAggs && group_clause == NIL)
+    return;
+  // A DISTINCT's rel has no target of its own: its rows are the join's final target.
+  PathTarget* target = distinct ? input_rel->reltarget : grouped_rel->reltarget;
   Var* key = nullptr;
   Oid eq_operator = InvalidOid;
-  if (parse->groupClause != NIL) {
-    SortGroupClause* group = linitial_node(SortGroupClause, parse->groupClause);
+  if (group_clause != NIL) {
+    SortGroupClause* group = linitial_node(SortGroupClause, group_clause);
     Node* expr = get_sortgroupclause_expr(group, parse->targetList);
     if (!IsA(expr, Var) || !group->hashable || !OidIsValid(group->eqop)) return;
     key = reinterpret_cast<Var*>(expr);
@@ -254,7 +265,7 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
   List* kinds = NIL;
   bool need_distance = false;
   Expr* counted = nullptr;  // a left join's counted column
-  List* items = pull_var_clause(reinterpret_cast<Node*>(grouped_rel->reltarget->exprs),
+  List* items = pull_var_clause(reinterpret_cast<Node*>(target->exprs),
                                 PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
                                     PVC_INCLUDE_PLACEHOLDERS);
   foreach (lc, items) {
@@ -269,7 +280,7 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
     aggs = lappend(aggs, item);
     kinds = lappend_int(kinds, kind);
   }
-  if (aggs == NIL) return;
+  if (aggs == NIL && !key) return;  // (a GROUP BY without aggregates: the groups alone)
 
   // The child: the join path projected to the key, the distance and a left join's counted column
   // (the pairs with a wild row; a left join's outer rows without a partner among them).
@@ -304,7 +315,7 @@ void add_aggregate_path(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* gr
   CustomPath* cpath = makeNode(CustomPath);
   cpath->path.pathtype = T_CustomScan;
   cpath->path.parent = grouped_rel;
-  cpath->path.pathtarget = grouped_rel->reltarget;
+  cpath->path.pathtarget = target;
   cpath->path.param_info = nullptr;
   cpath->path.parallel_aware = false;
   cpath->path.parallel_safe = false;
@@ -334,8 +345,10 @@ create_upper_paths_hook_type prev_upper_paths_hook = nullptr;
 void upper_paths_hook(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
                       RelOptInfo* output_rel, void* extra) {
   if (prev_upper_paths_hook) prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
-  if (stage != UPPERREL_GROUP_AGG || !enable_customscan || !enable_aggregates) return;
-  cpp_guard([&] { add_aggregate_path(root, input_rel, output_rel); });
+  if ((stage != UPPERREL_GROUP_AGG && stage != UPPERREL_DISTINCT) || !enable_customscan ||
+      !enable_aggregates)
+    return;
+  cpp_guard([&] { add_aggregate_path(root, stage, input_rel, output_rel); });
 }
 
 }  // namespace

@@ -118,7 +118,11 @@ class ShapeGenerator {
     const Core c = forms_.core(o);
     Strings aggs = aggregates(c);
     std::string sql;
-    if (rng_.chance(0.4)) {
+    if (rng_.chance(0.15)) {  // the groups alone: GROUP BY or DISTINCT of one column
+      const std::string g = rng_.pick(Strings{"a.c1", "b.c2", "a.id", "b.id", "a.name"});
+      sql = rng_.chance(0.5) ? "SELECT DISTINCT " + g + " FROM " + c.from + where_clause(c)
+                             : "SELECT " + g + " FROM " + c.from + where_clause(c) + " GROUP BY " + g;
+    } else if (rng_.chance(0.4)) {
       const std::string g = rng_.pick(Strings{"a.c1", "b.c2", "a.id", "a.name"});
       sql = "SELECT " + g + ", " + join(aggs, ", ") + " FROM " + c.from + where_clause(c) + " GROUP BY " + g;
     } else {

@@ -147,6 +147,38 @@ SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(b.id), max(a.v <-> b.v) FR
 SELECT count(*) FILTER (WHERE c = 0) AS without_partner, count(*) AS groups FROM (SELECT a.id,
   count(b.id) AS c FROM agg_p a LEFT JOIN agg_q b ON a.v <-> b.v <= 1 GROUP BY a.id) s;
 
+-- GROUP BY or DISTINCT of one column without aggregates: the keys with a partner (a left join:
+-- every key of the kept side), NULL keys one group, a side empty when run no group
+EXPLAIN (COSTS OFF) SELECT DISTINCT a.g FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 1.5;
+SELECT * FROM pg_temp.agg_compare('SELECT a.g FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 1.5
+  GROUP BY a.g');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 1
+  GROUP BY a.id');
+SELECT * FROM pg_temp.agg_compare('SELECT DISTINCT a.g FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 1.5');
+SELECT * FROM pg_temp.agg_compare('SELECT DISTINCT b.id FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 0.5');
+SELECT * FROM pg_temp.agg_compare('SELECT DISTINCT a.id FROM agg_p a JOIN agg_p b
+  ON a.v <-> b.v <= 0.5 WHERE a.id <= 1200 AND b.id > 600');
+SELECT * FROM pg_temp.agg_compare('SELECT DISTINCT a.id FROM agg_p a JOIN agg_p b
+  ON a.v <+> b.v <= 1');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id FROM agg_p a LEFT JOIN agg_q b ON a.v <-> b.v <= 0.5
+  GROUP BY a.id');
+SELECT * FROM pg_temp.agg_compare('SELECT DISTINCT b.k FROM agg_q b LEFT JOIN agg_p a
+  ON a.v <-> b.v <= 0.5');
+SELECT * FROM pg_temp.agg_compare('SELECT DISTINCT a.id FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 2 WHERE b.k + 0 > 100');
+SELECT count(*) AS keys_with_partner, count(*) FILTER (WHERE g IS NULL) AS null_groups
+  FROM (SELECT DISTINCT a.g FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 1.5) s;
+-- no path: DISTINCT of two columns, of an expression, DISTINCT over a GROUP BY's groups (its
+-- GROUP BY has the path)
+SELECT pg_temp.agg_planned('SELECT DISTINCT a.g, b.k FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 1') AS two_columns,
+       pg_temp.agg_planned('SELECT DISTINCT a.g + 1 FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 1') AS expression,
+       pg_temp.agg_planned('SELECT DISTINCT count(*) FROM agg_p a JOIN agg_q b
+  ON a.v <-> b.v <= 1 GROUP BY a.g') AS over_groups;
+
 -- generic plans: eps a parameter
 SET plan_cache_mode = force_generic_plan;
 PREPARE agg_by_g(float8) AS SELECT a.g, count(*) AS c, min(a.v <-> b.v) AS mn, max(a.v <-> b.v) AS mx

@@ -3,7 +3,8 @@
 # the GPU service on a real GPU. Builds and installs simjoin for Hopper, restarts the cluster with
 # shared_preload_libraries = 'simjoin', then measures and checks, output under $OUT:
 #   first-join   a new session's first join, GPU service against the CPU engine (10-row table)
-#   regress      the pg_regress suite through the GPU service (simjoin.device = gpu, gpu_error = error)
+#   regress      the pg_regress suite through the GPU service (simjoin.device = gpu, gpu_error = error;
+#                REGRESS_TESTS: some of its tests)
 #   concurrent   N sessions at once (function and custom scan mixed, gpu_error = error) on a
 #                500k-row clustered 2-D table: every count right, no error, GPU memory sampled
 #   concurrent100  the same with 64 sessions on a 100k-row 100-D set
@@ -21,7 +22,9 @@
 #                2-D rows and simjoin_cluster_dbscan against ST_ClusterDBSCAN on the places
 #                (AGG_PARTS: groupby dbscan postgis; and, asked for by name: workers, the GPU run
 #                again with max_parallel_workers_per_gather 0, 2 and 8, the sides read by 1, 3
-#                and 8 processes; dbscan32, simjoin_dbscan of 1M clustered 32-D rows)
+#                and 8 processes; loadthreads, the GPU run with simjoin.load_threads 0, -1, 4
+#                and 15 and max_parallel_workers_per_gather 2 and 8; dbscan32, simjoin_dbscan of
+#                1M clustered 32-D rows)
 #   gtest        the engine's GPU tests (the backend installed as the GPU service installs it)
 #   sanitizer    compute-sanitizer memcheck on the GPU edge cases
 #   scripts/device_service_check.sh [first-join] [regress] [concurrent] [gtest] [sanitizer]
@@ -57,7 +60,8 @@ if [[ $steps == *" regress "* ]]; then
   mkdir -p "$OUT/regress" && ln -sfn "$PWD/expected" "$OUT/regress/expected"
   PGOPTIONS="-c simjoin.device=gpu -c simjoin.gpu_error=error" \
     /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress --inputdir=test --outputdir="$OUT/regress" \
-    --load-extension=simjoin $(ls test/sql/*.sql | xargs -n1 basename | sed 's/\.sql$//') >"$OUT/regress.txt" 2>&1
+    --load-extension=simjoin ${REGRESS_TESTS:-$(ls test/sql/*.sql | xargs -n1 basename | sed 's/\.sql$//')} \
+    >"$OUT/regress.txt" 2>&1
   tail -4 "$OUT/regress.txt"
   psql -X -c "SELECT * FROM simjoin_devices()"
 fi
@@ -186,6 +190,16 @@ if [[ $steps == *" aggregates "* ]]; then
     echo "== aggregates, simjoin.device = gpu, max_parallel_workers_per_gather = $workers"
     grep -E "^==|Time:|Parallel Load|Engine:" "$OUT/aggregates-gpu-workers$workers.txt" | head -30
   done
+  # loadthreads: the GPU run with the sides read by the leader's parse threads (simjoin.load_threads
+  # N, -1: auto) or by PostgreSQL's workers (0), max_parallel_workers_per_gather 2 and 8
+  [[ $parts == *" loadthreads "* ]] && for setting in "0 2" "-1 2" "4 2" "15 2" "0 8" "-1 8"; do
+    set -- $setting
+    PGOPTIONS="-c simjoin.device=gpu -c simjoin.load_threads=$1 -c max_parallel_workers_per_gather=$2" \
+      timeout 200 psql -X -v keep=on -v reuse=on -v native=off -f bench/sql/aggregates_group_by.sql \
+      > "$OUT/aggregates-gpu-load$1-workers$2.txt" 2>&1
+    echo "== aggregates, simjoin.device = gpu, load_threads = $1, max_parallel_workers_per_gather = $2"
+    grep -E "^==|Time:|Parallel Load" "$OUT/aggregates-gpu-load$1-workers$2.txt" | head -16
+  done
   [[ $parts == *" dbscan32 "* ]] && psql -X > "$OUT/dbscan-32d.txt" 2>&1 <<'SQL'
 -- 100 clusters of 10,000 points in 32-D: centres in [0, 100)^32, each point its centre plus
 -- uniform noise in [-0.5, 0.5)^32 (two points of a cluster about 2.3 apart, 1.4% within 1.7)
@@ -226,7 +240,7 @@ if [[ $steps == *" gtest "* ]]; then
   source scripts/device_gtest.sh
   setup_gtest
   make -j16 build/engine_tests >"$OUT/gtest-build.txt" 2>&1 || tail -5 "$OUT/gtest-build.txt"
-  timeout 240 build/engine_tests --gtest_brief=1 --gtest_filter='Gpu*:*Gpu*' >"$OUT/gtest.txt" 2>&1
+  timeout 420 build/engine_tests --gtest_brief=1 --gtest_filter='Gpu*:*Gpu*' >"$OUT/gtest.txt" 2>&1
   tail -4 "$OUT/gtest.txt"
 fi
 

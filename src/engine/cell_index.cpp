@@ -56,8 +56,8 @@ CellIndex build_cell_index(const PointSet& set, const GridPlan& plan, const Cell
 
   // Keys of all points; non-finite ones are marked and dropped.
   constexpr std::uint64_t kSkip = ~std::uint64_t{0};
-  std::vector<std::uint64_t> keys_sorted(set.n);
-  std::vector<std::uint32_t> ids(set.n);
+  FilledVector<std::uint64_t> keys_sorted(set.n);
+  FilledVector<std::uint32_t> ids(set.n);
   const std::size_t parts = range_parts(set.n, threads);
   std::vector<std::uint64_t> part_max(parts, 0);
   std::vector<std::size_t> part_skipped(parts, 0);

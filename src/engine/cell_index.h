@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "filled_vector.h"
 #include "grid_plan.h"
 #include "types.h"
 
@@ -39,13 +40,13 @@ struct CellIndex {
   std::size_t dim = 0;
   int k = 0;
   // Sorted by (cell key, SORTIDU coordinate): original point ids and their coordinates.
-  std::vector<std::uint32_t> ids;
-  std::vector<double> coords;       // ids.size() x dim, row-major
-  std::vector<double> sort_coord;   // coordinate of dimension plan.order[k]; empty when k == dim
+  FilledVector<std::uint32_t> ids;
+  FilledVector<double> coords;       // ids.size() x dim, row-major
+  FilledVector<double> sort_coord;   // coordinate of dimension plan.order[k]; empty when k == dim
   // Non-empty cells, by increasing key: points cell_begin[c] .. cell_begin[c + 1] - 1.
-  std::vector<std::uint64_t> cell_keys;
-  std::vector<std::uint32_t> cell_begin;
-  std::vector<std::int64_t> cell_coords;  // cell_keys.size() x k
+  FilledVector<std::uint64_t> cell_keys;
+  FilledVector<std::uint32_t> cell_begin;
+  FilledVector<std::int64_t> cell_coords;  // cell_keys.size() x k
   // Per indexed dimension: bit c set when some point has cell coordinate c there (the masks M of
   // seed 002). Empty for a dimension with too many cells to be worth a bitmap (no pruning there).
   std::vector<std::vector<std::uint64_t>> occupied;

@@ -91,7 +91,8 @@ int cap_k_for_key_space(double eps, const std::vector<Range>& ranges,
 
 // Chooses k in [1, k_max] minimizing the grid's sampled work (sampled_grid_work).
 int choose_k(const PointSet& left, const PointSet* right, double eps,
-             const std::vector<Range>& ranges, const std::vector<int>& order, int k_max) {
+             const std::vector<Range>& ranges, const std::vector<int>& order, int k_max,
+             int threads) {
   if (k_max <= 1) return k_max;
   const PointSet& build = right ? *right : left;
   const std::vector<const double*> probe = sample_points(left, kCostProbeSample);
@@ -105,7 +106,7 @@ int choose_k(const PointSet& left, const PointSet* right, double eps,
                             static_cast<double>(build.n), left.dim, right == nullptr};
   return cheapest_grid_work(sampled_grid_work(samples, origin,
                                               cell_width_for(eps, ranges, order, k_max), order,
-                                              k_max))
+                                              k_max, threads))
       .k;
 }
 
@@ -113,7 +114,7 @@ int choose_k(const PointSet& left, const PointSet* right, double eps,
 
 std::vector<GridWork> sampled_grid_work(const GridSamples& samples,
                                         const std::vector<double>& origin, double width,
-                                        const std::vector<int>& order, int k_max) {
+                                        const std::vector<int>& order, int k_max, int threads) {
   const auto& probe = samples.probe;
   const auto& built = samples.built;
   std::vector<GridWork> work;
@@ -131,18 +132,28 @@ std::vector<GridWork> sampled_grid_work(const GridSamples& samples,
   const std::vector<std::int64_t> probe_cells = cells_of(probe);
   const std::vector<std::int64_t> build_cells = cells_of(built);
 
-  std::vector<double> adjacent_prefix(k_max + 1, 0.0);  // pairs by adjacent-prefix length
-  for (std::size_t p = 0; p < probe.size(); ++p) {
-    for (std::size_t b = 0; b < built.size(); ++b) {
-      if (samples.self && probe[p] == built[b]) continue;
-      int prefix = 0;
-      while (prefix < k_max && std::llabs(probe_cells[p * k_max + prefix] -
-                                          build_cells[b * k_max + prefix]) <= 1) {
-        ++prefix;
+  // Pairs by adjacent-prefix length, per part of the probe sample, then added up.
+  const std::size_t parts = std::max<std::size_t>(
+      1, std::min<std::size_t>(static_cast<std::size_t>(resolve_thread_count(threads)), probe.size() / 64));
+  std::vector<std::vector<double>> part_prefix(parts, std::vector<double>(k_max + 1, 0.0));
+  parallel_for_parts(parts, [&](std::size_t part) {
+    std::vector<double>& counted = part_prefix[part];
+    for (std::size_t p = part_begin(probe.size(), parts, part);
+         p < part_begin(probe.size(), parts, part + 1); ++p) {
+      for (std::size_t b = 0; b < built.size(); ++b) {
+        if (samples.self && probe[p] == built[b]) continue;
+        int prefix = 0;
+        while (prefix < k_max && std::llabs(probe_cells[p * k_max + prefix] -
+                                            build_cells[b * k_max + prefix]) <= 1) {
+          ++prefix;
+        }
+        counted[prefix] += 1.0;
       }
-      adjacent_prefix[prefix] += 1.0;
     }
-  }
+  });
+  std::vector<double> adjacent_prefix(k_max + 1, 0.0);
+  for (const std::vector<double>& counted : part_prefix)
+    for (int k = 0; k <= k_max; ++k) adjacent_prefix[k] += counted[k];
 
   const double pair_scale = samples.probe_n / static_cast<double>(probe.size()) *
                             samples.build_n / static_cast<double>(built.size()) *
@@ -219,7 +230,7 @@ GridPlan plan_grid(const PointSet& left, const PointSet* right, double eps, Metr
   const int k_limit = requested_k > 0 ? std::min(requested_k, indexable)
                                       : std::min(kMaxChosenK, indexable);
   const int k_max = cap_k_for_key_space(eps, ranges, plan.order, k_limit);
-  plan.k = requested_k > 0 ? k_max : choose_k(left, right, eps, ranges, plan.order, k_max);
+  plan.k = requested_k > 0 ? k_max : choose_k(left, right, eps, ranges, plan.order, k_max, threads);
   plan.cell_width = cell_width_for(eps, ranges, plan.order, plan.k);
   for (int i = 0; i < plan.k; ++i) {
     const Range& range = ranges[plan.order[i]];

@@ -66,10 +66,11 @@ struct GridSamples {
 
 // The work for k = 1..k_max (one entry each; empty without samples) of a grid with this cell
 // width and per-dimension origin, indexing order[0..k_max-1]. plan_grid's choice of k and the
-// device choice (work_estimate.h) both count with it.
+// device choice (work_estimate.h) both count with it; the sample pairs are counted on up to
+// `threads` threads (the counts are whole numbers: the same sums in any order).
 std::vector<GridWork> sampled_grid_work(const GridSamples& samples,
                                         const std::vector<double>& origin, double width,
-                                        const std::vector<int>& order, int k_max);
+                                        const std::vector<int>& order, int k_max, int threads);
 // The entry of least cost (k = 1 with infinite cost when there is none).
 GridWork cheapest_grid_work(const std::vector<GridWork>& work);
 

@@ -16,8 +16,9 @@ struct KeyedId {
 };
 
 // Stable LSD passes over the digits of key_of(item), bits [0, bits).
-template <typename Item, typename KeyOf>
-void lsd_sort(std::vector<Item>& items, const KeyOf& key_of, int bits, int threads) {
+template <typename Items, typename KeyOf>
+void lsd_sort(Items& items, const KeyOf& key_of, int bits, int threads) {
+  using Item = typename Items::value_type;
   const std::size_t n = items.size();
   const int digits = (bits + kDigitBits - 1) / kDigitBits;
   if (n < 2 || digits == 0) return;
@@ -38,7 +39,7 @@ void lsd_sort(std::vector<Item>& items, const KeyOf& key_of, int bits, int threa
         ++first[d * kBuckets + ((key >> (d * kDigitBits)) & (kBuckets - 1))];
     }
   });
-  std::vector<Item> scratch;
+  Items scratch;  // a FilledVector for a FilledVector: not written before the pass fills it
   std::vector<std::size_t> next(parts * kBuckets);
   bool moved = false;  // a pass has reordered the items: the per-part counts are stale
   for (int d = 0; d < digits; ++d) {
@@ -84,8 +85,8 @@ int bit_width(std::uint64_t value) {
   return bits;
 }
 
-void sort_keys_with_ids(std::vector<std::uint64_t>& keys, std::vector<std::uint32_t>& ids,
-                        int key_bits, int threads) {
+template <typename Keys, typename Ids>
+void sort_keys_with_ids(Keys& keys, Ids& ids, int key_bits, int threads) {
   const std::size_t n = keys.size();
   if (n < 2 || key_bits <= 0) return;
   const std::uint32_t max_id = *std::max_element(ids.begin(), ids.end());
@@ -104,7 +105,7 @@ void sort_keys_with_ids(std::vector<std::uint64_t>& keys, std::vector<std::uint3
     });
     return;
   }
-  std::vector<KeyedId> items(n);
+  FilledVector<KeyedId> items(n);
   parallel_for_ranges(n, threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) items[i] = KeyedId{keys[i], ids[i]};
   });
@@ -116,5 +117,8 @@ void sort_keys_with_ids(std::vector<std::uint64_t>& keys, std::vector<std::uint3
     }
   });
 }
+
+template void sort_keys_with_ids(std::vector<std::uint64_t>&, std::vector<std::uint32_t>&, int, int);
+template void sort_keys_with_ids(FilledVector<std::uint64_t>&, FilledVector<std::uint32_t>&, int, int);
 
 }  // namespace simjoin

@@ -133,7 +133,7 @@ JoinWork estimate_join_work(const PointSet& left, const PointSet* right, const J
   const std::vector<int> order = dimensions_by_variance(sample_variances(both, left.dim));
   const int k_max = static_cast<int>(std::min<std::size_t>(kMaxChosenK, left.dim));
   const double width = narrowest_cell_width(radius);
-  const GridWork best = cheapest_grid_work(sampled_grid_work(samples, origin, width, order, k_max));
+  const GridWork best = cheapest_grid_work(sampled_grid_work(samples, origin, width, order, k_max, spec.threads));
   if (!std::isfinite(best.cost)) return brute_force_work(work);
   work.candidates = best.candidates;
   work.indexed_dims = best.k;

@@ -199,6 +199,8 @@ GroupValues point_values(const uint64* counts, const double* min_distance,
 }
 
 // The engine's pairs: per outer point (grouped) or their number.
+void delete_held_stats(void* stats) { delete static_cast<NeighbourStats*>(stats); }
+
 void fold_engine_pairs(AggregateState* as) {
   SimJoinState* st = as->join;
   const uint32 n = st->outer.n_points;
@@ -208,12 +210,14 @@ void fold_engine_pairs(AggregateState* as) {
   uint64* counts = nullptr;
   double* min_distance = nullptr;
   double* max_distance = nullptr;
+  // Per point, the engine's arrays are kept where they are (not copied) until the groups' memory
+  // goes: a reset callback of groups_mcxt deletes them.
+  MemoryContextCallback* held = nullptr;
   if (per_point) {
-    counts = static_cast<uint64*>(MemoryContextAllocHuge(as->groups_mcxt, sizeof(uint64) * n));
-    if (distances) {
-      min_distance = static_cast<double*>(MemoryContextAllocHuge(as->groups_mcxt, sizeof(double) * n));
-      max_distance = static_cast<double*>(MemoryContextAllocHuge(as->groups_mcxt, sizeof(double) * n));
-    }
+    held = static_cast<MemoryContextCallback*>(
+        MemoryContextAllocZero(as->groups_mcxt, sizeof(MemoryContextCallback)));
+    held->func = delete_held_stats;
+    MemoryContextRegisterResetCallback(as->groups_mcxt, held);
   }
   const bool self_join = same_points(st);
   uint64 pairs = 0;
@@ -222,7 +226,7 @@ void fold_engine_pairs(AggregateState* as) {
     const PointSet right = side_points(st, &st->inner);
     JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
     spec.self_pairs = SelfPairs::All;
-    const NeighbourStats stats = compute_neighbour_stats(
+    NeighbourStats stats = compute_neighbour_stats(
         left, self_join ? nullptr : &right, spec, StatsSide::Left, nullptr,
         distances ? StatsFields::All
         : per_point ? StatsFields::CountsOnly
@@ -237,10 +241,12 @@ void fold_engine_pairs(AggregateState* as) {
       for (uint32 p = 0; p < n; ++p)
         fold(&as->total, stats.count[p], stats.min_distance[p], stats.max_distance[p]);
     } else {
-      std::memcpy(counts, stats.count.data(), sizeof(uint64) * n);
+      NeighbourStats* kept = new NeighbourStats(std::move(stats));
+      held->arg = kept;
+      counts = reinterpret_cast<uint64*>(kept->count.data());
       if (distances) {
-        std::memcpy(min_distance, stats.min_distance.data(), sizeof(double) * n);
-        std::memcpy(max_distance, stats.max_distance.data(), sizeof(double) * n);
+        min_distance = kept->min_distance.data();
+        max_distance = kept->max_distance.data();
       }
     }
     return false;
@@ -279,9 +285,8 @@ void fold_engine_pairs(AggregateState* as) {
     as->max_distance = max_distance;
     return;
   }
-  pfree(counts);
-  if (min_distance) pfree(min_distance);
-  if (max_distance) pfree(max_distance);
+  delete_held_stats(held->arg);  // the groups hold their own aggregates now
+  held->arg = nullptr;
 }
 
 // The child's rows: pairs with a wild row that the join's clauses accepted, and a left join's

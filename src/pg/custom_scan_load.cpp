@@ -100,7 +100,7 @@ void copy_fixed_values(SimJoinState* st, Side* side, TupleTableSlot* slot, uint3
 void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool wild) {
   const uint32 row = side->n;
   if (side->n_need > 0) {
-    reserve_row_values(st, side);
+    reserve_row_values(st, side, side->n + 1);
     copy_needed_columns(side, slot, row);
     copy_fixed_values(st, side, slot, row);
   }
@@ -112,32 +112,32 @@ void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool w
 
 }  // namespace
 
-void reserve_row_values(SimJoinState* st, Side* side) {
-  const uint32 row = side->n;
+void reserve_row_values(SimJoinState* st, Side* side, size_t rows) {
   const int k = side->n_need;
-  if (row + 1 <= side->values_cap) return;
+  if (rows <= side->values_cap) return;
   uint32 cap = side->values_cap;
-  ensure_capacity(st->arrays_mcxt, &side->values, &cap, row + 1, k);
+  ensure_capacity(st->arrays_mcxt, &side->values, &cap, rows, k);
   uint32 cap_isnull = side->values_cap;
-  ensure_capacity(st->arrays_mcxt, &side->isnull, &cap_isnull, row + 1, k);
+  ensure_capacity(st->arrays_mcxt, &side->isnull, &cap_isnull, rows, k);
   side->values_cap = cap;
 }
 
-void add_row_without_tuple(SimJoinState* st, Side* side) {
-  const uint32 row = side->n;
+void add_row_without_tuple(SimJoinState* st, Side* side, uint32 rows) {
+  const size_t row = side->n;
   if (side->file)
-    ensure_capacity(st->arrays_mcxt, &side->offsets, &side->cap, row + 1);
+    ensure_capacity(st->arrays_mcxt, &side->offsets, &side->cap, row + rows);
   else {
-    ensure_capacity(st->arrays_mcxt, &side->tuples, &side->cap, row + 1);
-    side->tuples[row] = nullptr;
+    ensure_capacity(st->arrays_mcxt, &side->tuples, &side->cap, row + rows);
+    std::memset(side->tuples + row, 0, sizeof(MinimalTuple) * rows);
   }
-  side->n++;
+  side->n += rows;
 }
 
-bool append_point(SimJoinState* st, Side* side, uint32 row, const double* coords) {
+bool append_point(SimJoinState* st, Side* side, uint32 row, const double* coords, uint32 count) {
   const int dim = st->ref.dim;
   const uint32 before = side->points_cap;
-  ensure_capacity(st->arrays_mcxt, &side->point_row, &side->points_cap, side->n_points + 1);
+  ensure_capacity(st->arrays_mcxt, &side->point_row, &side->points_cap,
+                  static_cast<size_t>(side->n_points) + count);
   const bool grown = before != side->points_cap;
   if (!side->points || grown) {
     const Size bytes = sizeof(double) * dim * static_cast<size_t>(side->points_cap);
@@ -146,8 +146,8 @@ bool append_point(SimJoinState* st, Side* side, uint32 row, const double* coords
                                     bytes, st->points_shared);
   }
   std::memcpy(side->points + static_cast<size_t>(side->n_points) * dim, coords,
-              sizeof(double) * dim);
-  side->point_row[side->n_points++] = row;
+              sizeof(double) * dim * count);
+  for (uint32 i = 0; i < count; ++i) side->point_row[side->n_points++] = row + i;
   return grown;
 }
 
@@ -156,7 +156,8 @@ bool append_point(SimJoinState* st, Side* side, uint32 row, const double* coords
 // when a values_only inner side meets a wild row (its tuples are needed: load_inner).
 bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild) {
   side->values_only = values_only_side(st, side, child, force_wild);
-  side->load_workers_planned = side->load_workers_launched = 0;
+  side->load_workers_planned = side->load_workers_launched = side->load_threads = 0;
+  side->load_leader_rows = 0;
   if (side->values_only && !force_wild && parallel_load_side(st, side, child, key)) return true;
   if (reads_radius(st, side)) st->form_state->max_radius = -HUGE_VAL;
   KeyExtent extent;

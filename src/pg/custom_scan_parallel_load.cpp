@@ -9,7 +9,9 @@
 // appends its own rows. A row whose key is wild, skipped (EMPTY, a zero vector) or a box, or
 // keys of another dimension or SRID than the others', makes every participant stop: load_side
 // then reads the side as always. Rows come in block order per participant, not table order.
-#include "custom_scan_form_state.h"
+// Where those workers would share cores with the leader, parallel_load_side has the leader read
+// the side with parse threads instead (custom_scan_threaded_load.cpp, simjoin.load_threads).
+#include "custom_scan_row_reader.h"
 
 extern "C" {
 #include "access/parallel.h"
@@ -34,6 +36,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace simjoin::pg::cs {
@@ -43,24 +46,12 @@ namespace {
 constexpr uint64 kKeyShared = UINT64CONST(0x53494D4A4F494E01);
 constexpr uint64 kKeyScan = UINT64CONST(0x53494D4A4F494E02);
 constexpr uint64 kKeyQueues = UINT64CONST(0x53494D4A4F494E03);
-constexpr int kMaxNeed = 16;
 constexpr int kMaxWorkers = 32;
 constexpr Size kQueueBytes = 1024 * 1024;  // per worker
 constexpr Size kBatchBytes = 64 * 1024;    // a worker's message
 constexpr int kLeaderRowsPerTurn = 2048;   // the leader's rows between looks at the queues
 constexpr Size kRowMemory = 64 * 1024;     // detoasted keys held before a reset
-
-// What every participant reads, in the parallel context's segment.
-struct LoadShared {
-  Oid relid;
-  FormInfo form;
-  KeyRef ref;  // the join's reference when the load began (dim -1: not fixed yet)
-  AttrNumber key_attno;
-  AttrNumber last_attno;  // the largest of the key's and the needed columns' numbers
-  int n_need;
-  AttrNumber need_attno[kMaxNeed];
-  pg_atomic_uint32 give_up;  // a participant met a row it leaves to load_side
-};
+constexpr double kReserveRowsMax = 1 << 28;  // reserve_rows: a larger table grows as it is read
 
 // A worker's message: this header, rows x dim coordinates, rows x n_need values, as many nulls.
 struct BatchHeader {
@@ -70,15 +61,7 @@ struct BatchHeader {
   int32 srid_set;
 };
 
-enum RowResult { ROW_NULL_KEY, ROW_POINT, ROW_GIVE_UP };
-
-struct RowReader {
-  const LoadShared* shared;
-  KeyRef ref;  // this participant's: fixed by its first key unless the join's was
-  MemoryContext row_mcxt;  // detoasted keys
-  double* coords;          // the last row's coordinates (in the caller's context)
-  int coords_dim;
-};
+}  // namespace
 
 RowReader make_reader(const LoadShared* shared, const KeyRef& ref) {
   RowReader reader;
@@ -96,16 +79,14 @@ void free_reader(RowReader* reader) {
   pfree(reader->coords);
 }
 
-// One table row: its key's coordinates (reader->coords) and its needed columns, or why it has
-// none.
-RowResult read_row(RowReader* reader, TupleTableSlot* slot, Datum* values, bool* isnull) {
+RowResult read_columns(RowReader* reader, const Datum* columns, const bool* nulls, Datum* values,
+                       bool* isnull) {
   const LoadShared* shared = reader->shared;
-  slot_getsomeattrs(slot, shared->last_attno);
-  if (slot->tts_isnull[shared->key_attno - 1]) return ROW_NULL_KEY;
+  if (nulls[shared->key_attno - 1]) return ROW_NULL_KEY;
   if (MemoryContextMemAllocated(reader->row_mcxt, false) > kRowMemory)
     MemoryContextReset(reader->row_mcxt);
   MemoryContext old = MemoryContextSwitchTo(reader->row_mcxt);
-  const Datum value = detoast_key(shared->form, slot->tts_values[shared->key_attno - 1]);
+  const Datum value = detoast_key(shared->form, columns[shared->key_attno - 1]);
   KeyExtent extent;
   extent.is_box = false;
   const bool point =
@@ -118,13 +99,17 @@ RowResult read_row(RowReader* reader, TupleTableSlot* slot, Datum* values, bool*
   }
   read_key(shared->form, value, reader->ref, reader->coords);
   for (int c = 0; c < shared->n_need; ++c) {
-    values[c] = slot->tts_values[shared->need_attno[c] - 1];
-    isnull[c] = slot->tts_isnull[shared->need_attno[c] - 1];
+    values[c] = columns[shared->need_attno[c] - 1];
+    isnull[c] = nulls[shared->need_attno[c] - 1];
   }
   return ROW_POINT;
 }
 
-// Whether a participant's reference agrees with the others' (merged: the first one fixed).
+RowResult read_row(RowReader* reader, TupleTableSlot* slot, Datum* values, bool* isnull) {
+  slot_getsomeattrs(slot, reader->shared->last_attno);
+  return read_columns(reader, slot->tts_values, slot->tts_isnull, values, isnull);
+}
+
 bool agree(KeyRef* merged, int dim, int32 srid, bool srid_set) {
   if (dim < 0) return true;  // no key read yet
   if (merged->dim < 0) merged->dim = dim;
@@ -137,19 +122,20 @@ bool agree(KeyRef* merged, int dim, int32 srid, bool srid_set) {
   return merged->srid == srid;
 }
 
-// A row with a point appended to the side (values_only: no tuple).
-void append_row(SimJoinState* st, Side* side, const double* coords, const Datum* values,
-                const bool* isnull) {
+void append_rows(SimJoinState* st, Side* side, const double* coords, const Datum* values,
+                 const bool* isnull, uint32 rows) {
   const uint32 row = side->n;
   const int k = side->n_need;
   if (k > 0) {
-    reserve_row_values(st, side);
-    std::memcpy(side->values + static_cast<Size>(row) * k, values, sizeof(Datum) * k);
-    std::memcpy(side->isnull + static_cast<Size>(row) * k, isnull, sizeof(bool) * k);
+    reserve_row_values(st, side, static_cast<size_t>(row) + rows);
+    std::memcpy(side->values + static_cast<Size>(row) * k, values, sizeof(Datum) * k * rows);
+    std::memcpy(side->isnull + static_cast<Size>(row) * k, isnull, sizeof(bool) * k * rows);
   }
-  add_row_without_tuple(st, side);
-  append_point(st, side, row, coords);
+  add_row_without_tuple(st, side, rows);
+  append_point(st, side, row, coords, rows);
 }
+
+namespace {
 
 // A worker's batch appended; false when its reference disagrees.
 bool append_batch(SimJoinState* st, Side* side, KeyRef* merged, const char* data, Size bytes) {
@@ -168,9 +154,7 @@ bool append_batch(SimJoinState* st, Side* side, KeyRef* merged, const char* data
   const double* coords = reinterpret_cast<const double*>(batch);
   const Datum* values = reinterpret_cast<const Datum*>(batch + coord_bytes);
   const bool* isnull = reinterpret_cast<const bool*>(batch + coord_bytes + value_bytes);
-  for (uint32 r = 0; r < header.rows; ++r)
-    append_row(st, side, coords + static_cast<Size>(r) * header.dim, values + static_cast<Size>(r) * k,
-               isnull + static_cast<Size>(r) * k);
+  append_rows(st, side, coords, values, isnull, header.rows);
   pfree(batch);
   return true;
 }
@@ -185,6 +169,8 @@ AttrNumber table_column(const Plan* plan, Index scanrelid, int position) {
     return 0;
   return var->varattno;
 }
+
+}  // namespace
 
 // Workers for a table of this size, as PostgreSQL's compute_parallel_worker counts them.
 int load_workers(Relation rel) {
@@ -203,10 +189,25 @@ int load_workers(Relation rel) {
   return Min(Min(workers, max_parallel_workers_per_gather), kMaxWorkers);
 }
 
-// Whether the side may be read in parallel; fills the columns of shared.
+// Room for the rows a scan of the whole table will append, reserved once: the table's blocks
+// times the rows per block of its statistics (PostgreSQL's own estimate of a table's rows), so
+// the side's arrays do not grow by copying. Pages of a reservation left unused are never touched.
+void reserve_rows(SimJoinState* st, Side* side, Relation rel) {
+  const double pages = rel->rd_rel->relpages;
+  const double tuples = rel->rd_rel->reltuples;
+  if (pages <= 0 || tuples <= 0) return;
+  const double blocks = RelationGetNumberOfBlocks(rel);
+  const double rows = std::ceil(tuples / pages * blocks * 1.05);
+  if (!(rows >= 1024) || rows > kReserveRowsMax) return;
+  const uint32 want = static_cast<uint32>(rows);
+  ensure_capacity(st->arrays_mcxt, &side->tuples, &side->cap, want);
+  ensure_capacity(st->arrays_mcxt, &side->point_row, &side->points_cap, want);
+  if (side->n_need > 0) reserve_row_values(st, side, want);
+}
+
 bool parallel_load_applies(SimJoinState* st, Side* side, PlanState* child, ExprState* key,
                            LoadShared* shared) {
-  if (!st->parallel_load_ok || st->parallel_load_failed || !side->values_only) return false;
+  if (st->parallel_load_failed || !side->values_only) return false;
   if (reads_radius(st, side) || (side == &st->outer && st->ordered_output)) return false;
   if (IsInParallelMode() || IsParallelWorker() || side->n_need > kMaxNeed) return false;
   const EState* estate = st->css.ss.ps.state;
@@ -236,6 +237,8 @@ bool parallel_load_applies(SimJoinState* st, Side* side, PlanState* child, ExprS
   shared->ref = st->ref;
   return true;
 }
+
+namespace {
 
 // The leader's part: its own share of the blocks (unless it only collects) and the workers'
 // batches, until every participant is done or one gives up. Returns false when one gave up.
@@ -267,7 +270,7 @@ bool collect_rows(SimJoinState* st, Side* side, Relation rel, ParallelTableScanD
         break;
       }
       st->ref = merged;
-      append_row(st, side, reader.coords, values, isnull);
+      append_rows(st, side, reader.coords, values, isnull, 1);
     }
     bool received = false;
     for (int w = 0; w < launched && !gave_up; ++w) {
@@ -310,10 +313,18 @@ bool parallel_load_side(SimJoinState* st, Side* side, PlanState* child, ExprStat
   LoadShared columns;
   if (!parallel_load_applies(st, side, child, key, &columns)) return false;
   Relation rel = reinterpret_cast<ScanState*>(child)->ss_currentRelation;
-  const int workers = load_workers(rel);
+  const int workers = st->parallel_load_ok ? load_workers(rel) : 0;
+  const KeyRef saved_ref = st->ref;
+  const int threads = load_threads(rel, workers);
+  if (threads > 0) {
+    reserve_rows(st, side, rel);
+    const bool complete = threaded_load_side(st, side, rel, columns, threads);
+    if (!finish_load(st, side, complete, saved_ref, 0, 0)) return false;
+    side->load_threads = threads;
+    return true;
+  }
   if (workers == 0) return false;
   Snapshot snapshot = st->css.ss.ps.state->es_snapshot;
-  const KeyRef saved_ref = st->ref;
 
   EnterParallelMode();
   ParallelContext* pcxt = CreateParallelContext("$libdir/simjoin", "simjoin_parallel_load_main",
@@ -347,6 +358,7 @@ bool parallel_load_side(SimJoinState* st, Side* side, PlanState* child, ExprStat
   }
   LaunchParallelWorkers(pcxt);
   const int launched = pcxt->nworkers_launched;
+  reserve_rows(st, side, rel);
   for (int w = 0; w < launched; ++w) shm_mq_set_handle(readers[w], pcxt->worker[w].bgwhandle);
 
   const bool complete = collect_rows(st, side, rel, pscan, shared, readers, launched);
@@ -356,6 +368,11 @@ bool parallel_load_side(SimJoinState* st, Side* side, PlanState* child, ExprStat
   ExitParallelMode();
   pfree(readers);
 
+  return finish_load(st, side, complete, saved_ref, workers, launched);
+}
+
+bool finish_load(SimJoinState* st, Side* side, bool complete, const KeyRef& saved_ref,
+                 int workers_planned, int workers_launched) {
   if (!complete) {
     reset_side(side);
     side->values_only = true;  // as load_side decided
@@ -363,10 +380,12 @@ bool parallel_load_side(SimJoinState* st, Side* side, PlanState* child, ExprStat
     st->parallel_load_failed = true;
     return false;
   }
-  side->load_workers_planned = workers;
-  side->load_workers_launched = launched;
+  side->load_workers_planned = workers_planned;
+  side->load_workers_launched = workers_launched;
   side->loaded = true;
-  side->values_by_row = side->values != nullptr;
+  // Every row read here has a point, appended with it: rows and points are the same index
+  // (values_by_point would copy the values in the same order).
+  side->values_by_row = side->values != nullptr && side->n != side->n_points;
   return true;
 }
 

@@ -105,6 +105,8 @@ struct Side {
   bool borrowed;       // tuples, points, point_row and wild are the inner side's (same_scan)
   int load_workers_planned;   // read by parallel workers (parallel_load_side; EXPLAIN ANALYZE)
   int load_workers_launched;
+  int load_threads;  // parse threads beside the leader (threaded_load_side; EXPLAIN ANALYZE)
+  uint64 load_leader_rows;  // rows of a threaded load the leader read itself (their keys toasted)
 };
 
 // A cube box clause (cube_enlarge(x, r, n) @> y) decided natively on the engine's pairs.
@@ -229,9 +231,10 @@ void reset_side(Side* side);
 bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild);
 // The pieces of a row without a tuple: room for row side->n's needed columns (values_only), the
 // row counted with no tuple kept, and a point appended to a side (true when the arrays grew).
-void reserve_row_values(SimJoinState* st, Side* side);
-void add_row_without_tuple(SimJoinState* st, Side* side);
-bool append_point(SimJoinState* st, Side* side, uint32 row, const double* coords);
+void reserve_row_values(SimJoinState* st, Side* side, size_t rows);  // room for `rows` rows' values
+void add_row_without_tuple(SimJoinState* st, Side* side, uint32 rows = 1);
+// `count` points (count x dim coordinates) of rows row, row + 1, ...; true when the arrays grew.
+bool append_point(SimJoinState* st, Side* side, uint32 row, const double* coords, uint32 count = 1);
 void reread_inner_with_tuples(SimJoinState* st);
 void load_inner(SimJoinState* st);
 void share_inner_side(SimJoinState* st);

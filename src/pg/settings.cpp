@@ -2,6 +2,7 @@
 #include "settings.h"
 
 #include <climits>
+#include <cstddef>
 
 extern "C" {
 #include "postgres.h"
@@ -9,12 +10,16 @@ extern "C" {
 #include "utils/guc.h"
 }
 
+#include "buffer_cache.h"
+
 namespace simjoin::pg {
 
 int device_setting = static_cast<int>(Device::Auto);
 int algorithm_setting = static_cast<int>(Algorithm::Auto);
 int gpu_error_setting = GPU_ERROR_FALLBACK;
 int threads_setting = 0;
+int load_threads_setting = -1;
+int buffer_cache_mb = 256;
 bool explain_setting = false;
 bool explain_details_setting = true;
 int service_device_setting = SERVICE_DEVICE_GPU;
@@ -59,6 +64,10 @@ const struct config_enum_entry fault_options[] = {
     {"sticky", 6, false},
     {nullptr, 0, false},
 };
+
+void assign_buffer_cache(int megabytes, void*) {
+  set_buffer_cache_limit(static_cast<std::size_t>(megabytes) << 20);
+}
 
 }  // namespace
 
@@ -113,6 +122,21 @@ void define_settings() {
   DefineCustomIntVariable("simjoin.threads", "CPU engine worker threads (0: one per core).",
                           nullptr, &threads_setting, 0, 0, 1024, PGC_USERSET, 0, nullptr,
                           nullptr, nullptr);
+  DefineCustomIntVariable(
+      "simjoin.buffer_cache",
+      "Memory a session keeps between joins for the CPU engine's large arrays (0: none).",
+      "Freed arrays of 1 MB and more are kept, up to this much, and reused by the next join "
+      "instead of fresh memory (whose every page costs a fault on first touch); their pages are "
+      "given back lazily (MADV_FREE), so the kernel takes them whenever it needs memory.",
+      &buffer_cache_mb, 256, 0, INT_MAX / 2, PGC_SIGHUP, GUC_UNIT_MB, nullptr, assign_buffer_cache,
+      nullptr);
+  DefineCustomIntVariable(
+      "simjoin.load_threads",
+      "Threads that parse a table's rows beside the session reading them for a join (-1: auto).",
+      "-1: where PostgreSQL's parallel workers for the read would not each have a core beside "
+      "the session's, and the table has 1 MB or more; 0: never (parallel workers as PostgreSQL "
+      "plans them); N: always, N threads (fewer where simjoin.max_cpu_threads leaves fewer).",
+      &load_threads_setting, -1, -1, 64, PGC_USERSET, 0, nullptr, nullptr, nullptr);
   DefineCustomBoolVariable("simjoin.explain",
                            "Report each join's device, algorithm, batches and timings as a NOTICE.",
                            nullptr, &explain_setting, false, PGC_USERSET, 0, nullptr, nullptr,

@@ -13,6 +13,10 @@ extern int algorithm_setting;
 extern int gpu_error_setting;
 // simjoin.threads: CPU engine worker threads (0 = all cores).
 extern int threads_setting;
+// simjoin.load_threads: parse threads reading a table side beside the leader (-1: auto).
+extern int load_threads_setting;
+// simjoin.buffer_cache (MB): the engine's buffer cache limit (buffer_cache.h).
+extern int buffer_cache_mb;
 // simjoin.explain: emit a NOTICE with what ran (device, algorithm, dims, batches, pairs, phases).
 extern bool explain_setting;
 // simjoin.explain_machine_details: include device name and timings in EXPLAIN / NOTICE output

@@ -77,7 +77,13 @@ void print_queries(const Options& o) {
   Rng rng(o.seed);
   long long n = 0;
   for (int round_no = 1; n < o.queries; ++round_no) {
-    const Round round = generate_round(rng, env, o.tables_per_round);
+    Round round = generate_round(rng, env, o.tables_per_round);
+    // How a plain table side is read, per round, from a generator of its own (the rounds' tables
+    // and queries stay those of the seed): auto (PostgreSQL's parallel workers, or serial), or
+    // the leader with one or two parse threads (custom_scan_threaded_load.cpp), which the
+    // rounds' small tables get only this way.
+    Rng load_rng(o.seed * 1000003 + static_cast<uint64_t>(round_no));
+    round.settings_sql += "SET simjoin.load_threads = " + std::to_string(load_rng.range(-1, 2)) + ";\n";
     const int per_round = o.queries_per_round > 0 ? o.queries_per_round : static_cast<int>(rng.range(50, 200));
     std::cout << "-- round " << round_no << ": " << per_round << " queries, dim " << round.dim << ", spacing "
               << round.spacing << "\n";
@@ -196,7 +202,13 @@ int main(int argc, char** argv) {
   int round_no = 0;
   while (!done() && !stop) {
     ++round_no;
-    const Round round = generate_round(rng, env, o.tables_per_round);
+    Round round = generate_round(rng, env, o.tables_per_round);
+    // How a plain table side is read, per round, from a generator of its own (the rounds' tables
+    // and queries stay those of the seed): auto (PostgreSQL's parallel workers, or serial), or
+    // the leader with one or two parse threads (custom_scan_threaded_load.cpp), which the
+    // rounds' small tables get only this way.
+    Rng load_rng(o.seed * 1000003 + static_cast<uint64_t>(round_no));
+    round.settings_sql += "SET simjoin.load_threads = " + std::to_string(load_rng.range(-1, 2)) + ";\n";
     const int per_round = o.queries_per_round > 0 ? o.queries_per_round : static_cast<int>(rng.range(50, 200));
     db.set_session(base_session);
     if (!db.alive() && !db.recover()) {

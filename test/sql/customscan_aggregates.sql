@@ -285,11 +285,8 @@ DROP EXTENSION cube;  -- as the other tests expect to find the database
 
 -- PostGIS: ST_DWithin on points is decided by the engine exactly where the installed PostGIS
 -- passes the arithmetic probe: counts per group; its distance functions are no min / max here
-SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset
+\i test/sql/include/postgis.sql
 \if :has_postgis
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS postgis;
-RESET client_min_messages;
 CREATE TABLE agg_geo AS SELECT id, g, CASE WHEN v IS NULL THEN NULL
   ELSE ST_MakePoint(v[1], v[2]) END AS pt FROM agg_p WHERE id <= 1200 OR id = 5001;
 ANALYZE agg_geo;

@@ -48,11 +48,8 @@ SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS l, b.id AS r FROM (SELECT * FROM cc_text WHERE ok) a
    JOIN (SELECT * FROM cc_text WHERE ok) b ON a.t::float8[] <-> b.t::float8[] <= 1');
 
-SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset
+\i test/sql/include/postgis.sql
 \if :has_postgis
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS postgis;
-RESET client_min_messages;
 -- Buffered centres against indexed points: every buffer is a polygon, joined by its box's
 -- centre; priced as what it costs (every point read, each candidate rechecked by ST_DWithin
 -- with ST_Buffer), PostgreSQL's index nested loop wins.

@@ -170,11 +170,8 @@ DROP TABLE es_ca, es_cb;
 DROP EXTENSION cube;  -- as the other tests expect to find the database
 \endif
 
-SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset
+\i test/sql/include/postgis.sql
 \if :has_postgis
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS postgis;
-RESET client_min_messages;
 CREATE TABLE es_ga AS SELECT id, ST_MakePoint(v[1], v[2]) AS g FROM es_a;
 CREATE TABLE es_gb AS SELECT id, ST_MakePoint(v[1], v[2]) AS g FROM es_b;
 CREATE INDEX ON es_gb USING gist (g);

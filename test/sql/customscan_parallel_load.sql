@@ -25,36 +25,18 @@ BEGIN
   RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || query;
 END $$;
 
--- 2,000 points on a 20 x 50 lattice, each twice, every 97th key NULL; a second table shifted
--- by a half step in x (pairs at exactly 0.5 and sqrt(1.25)).
-CREATE TABLE pl_a (id int PRIMARY KEY, v float8[], p point, tag int);
-INSERT INTO pl_a
-SELECT i, CASE WHEN i % 97 = 0 THEN NULL ELSE ARRAY[(i % 1000) % 20, (i % 1000) / 20]::float8[] END,
-       CASE WHEN i % 89 = 0 THEN NULL ELSE point((i % 1000) % 20, (i % 1000) / 20) END, i % 7
-FROM generate_series(1, 2000) i;
-CREATE TABLE pl_b (id int PRIMARY KEY, v float8[], tag int);
-INSERT INTO pl_b SELECT i, ARRAY[(i % 20) + 0.5, (i / 20) % 50]::float8[], i % 5
-FROM generate_series(1, 1500) i;
-ANALYZE pl_a;
-ANALYZE pl_b;
+-- 2,000 points on a 20 x 50 lattice, each twice; 1,500 on a second one (load_tables.sql)
+\set load_a pl_a
+\set load_b pl_b
+\set n_a 2000
+\set n_b 1500
+\i test/sql/include/load_tables.sql
 SELECT relpages > 10 AS several_blocks FROM pg_class WHERE relname = 'pl_a';
 
 SET simjoin.enable_aggregates = on;
-\set count_a 'SELECT count(*) FROM pl_a a JOIN pl_a b ON a.v <-> b.v <= 1'
-\set group_a 'SELECT a.id, count(*) FROM pl_a a JOIN pl_a b ON a.v <-> b.v <= 1 GROUP BY a.id'
-\set pairs_ab 'SELECT a.id AS a, b.id AS b, b.tag FROM pl_a a JOIN pl_b b ON a.v <-> b.v <= 1.2'
--- (a point key is rechecked by PostgreSQL's operator, which reads each row's point: serial)
-\set points_a 'SELECT a.id AS a, b.id AS b FROM pl_a a JOIN pl_a b ON a.p <-> b.p <= 1'
 
--- the leader and the workers (a self-join reads its table once: the inner side)
-SELECT pg_temp.parallel_load(:'count_a') AS count_a, pg_temp.parallel_load(:'group_a') AS group_a;
-SELECT pg_temp.parallel_load(:'pairs_ab') AS pairs_ab_inner,
-       pg_temp.parallel_load(:'pairs_ab', 'Outer') AS pairs_ab_outer;
-SELECT pg_temp.parallel_load(:'points_a') AS points_a;
-SELECT * FROM pg_temp.cs_compare(:'count_a');
-SELECT * FROM pg_temp.cs_compare(:'group_a');
-SELECT * FROM pg_temp.cs_compare(:'pairs_ab');
-SELECT * FROM pg_temp.cs_compare(:'points_a');
+-- the leader and the workers
+\i test/sql/include/load_queries.sql
 
 -- the workers alone
 SET parallel_leader_participation = off;
@@ -101,14 +83,9 @@ RESET parallel_leader_participation;
 DELETE FROM pl_b WHERE id = 1501;
 
 -- rows changed in this transaction (not yet committed): the workers see what the leader sees
-BEGIN;
-UPDATE pl_a SET v = ARRAY[100, 100]::float8[] WHERE id % 10 = 0;
-DELETE FROM pl_a WHERE id % 10 = 1;
-INSERT INTO pl_a SELECT i, ARRAY[i % 20, 3]::float8[], NULL, 0 FROM generate_series(3001, 3200) i;
-SELECT pg_temp.parallel_load(:'count_a') AS in_transaction;
-SELECT * FROM pg_temp.cs_compare(:'count_a');
-SELECT * FROM pg_temp.cs_compare(:'group_a');
-ROLLBACK;
+\set load_table pl_a
+\set first_new 3001
+\i test/sql/include/load_uncommitted.sql
 
 -- a cursor's plan (no parallel mode for a portal run in steps) and a rescan
 BEGIN;

@@ -2,11 +2,8 @@
 LOAD 'simjoin';
 \i test/sql/include/customscan_setup.sql
 
-SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset
+\i test/sql/include/postgis.sql
 \if :has_postgis
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS postgis;
-RESET client_min_messages;
 SELECT setseed(0.31);
 CREATE TABLE cs_places (id int, g geometry);
 CREATE TABLE cs_shops (id int, g geometry);

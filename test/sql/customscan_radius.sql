@@ -89,11 +89,8 @@ SELECT * FROM pg_temp.cs_compare($$
     (SELECT count(*) AS n FROM rd_a a JOIN rd_b b ON (a.v <-> b.v) * g <= b.r) s$$);
 
 -- PostGIS: ST_DWithin with the distance of one side's row.
-SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset
+\i test/sql/include/postgis.sql
 \if :has_postgis
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS postgis;
-RESET client_min_messages;
 CREATE TABLE rd_shops (id int, g geometry, r float8);
 CREATE TABLE rd_homes (id int, g geometry);
 INSERT INTO rd_shops SELECT id, ST_SetSRID(ST_MakePoint(v[1], v[2]), 2056), r FROM rd_b

@@ -4,11 +4,8 @@
 -- the same noise rows (cluster NULL), the same core rows (computed here: at least min_points
 -- rows within eps, ST_DWithin, itself included), the same partition of the core rows, and every
 -- border row, in both results, in the cluster of one of its core neighbours.
-SELECT count(*) > 0 AS has_postgis FROM pg_available_extensions WHERE name = 'postgis' \gset
+\i test/sql/include/postgis.sql
 \if :has_postgis
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS postgis;
-RESET client_min_messages;
 CREATE SCHEMA dbscan_postgis_test;
 SET search_path = dbscan_postgis_test, public;
 SET simjoin.enable_customscan = off;  -- the reference joins are PostgreSQL's (PostGIS's) own plans

@@ -1,0 +1,106 @@
+#include "buffer_cache.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace simjoin {
+namespace {
+
+constexpr std::size_t kGranule = std::size_t{1} << 20;  // mapped sizes round up to this
+
+struct Block {
+  void* address;
+  std::size_t bytes;  // mapped
+};
+
+std::mutex cache_mutex;
+std::vector<Block> cached;  // oldest first
+std::size_t held = 0;
+std::size_t limit = 256u << 20;
+
+std::size_t mapped_size(std::size_t bytes) { return (bytes + kGranule - 1) / kGranule * kGranule; }
+
+void unmap(const Block& block) { munmap(block.address, block.bytes); }
+
+}  // namespace
+
+void* cached_allocate(std::size_t bytes) {
+  if (bytes < kCachedBlockMin) return ::operator new(bytes);
+  const std::size_t size = mapped_size(bytes);
+  {
+    // The smallest held block that fits, if it wastes less than a quarter of itself.
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    auto best = cached.end();
+    for (auto it = cached.begin(); it != cached.end(); ++it)
+      if (it->bytes >= size && it->bytes - size <= it->bytes / 4 &&
+          (best == cached.end() || it->bytes < best->bytes))
+        best = it;
+    if (best != cached.end()) {
+      void* address = best->address;
+      held -= best->bytes;
+      cached.erase(best);
+      return address;
+    }
+  }
+  void* address = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (address == MAP_FAILED) throw std::bad_alloc();
+  return address;
+}
+
+void cached_deallocate(void* block, std::size_t bytes) {
+  if (bytes < kCachedBlockMin) {
+    ::operator delete(block);
+    return;
+  }
+  const Block freed{block, mapped_size(bytes)};
+  if (freed.bytes > buffer_cache_limit()) {
+    unmap(freed);
+    return;
+  }
+  // Before the block is in the cache, where another thread may take it and write to it.
+#ifdef MADV_FREE
+  madvise(block, freed.bytes, MADV_FREE);
+#endif
+  std::vector<Block> dropped;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    cached.push_back(freed);
+    held += freed.bytes;
+    while (held > limit) {
+      dropped.push_back(cached.front());
+      held -= cached.front().bytes;
+      cached.erase(cached.begin());
+    }
+  }
+  for (const Block& b : dropped) unmap(b);
+}
+
+void set_buffer_cache_limit(std::size_t bytes) {
+  std::vector<Block> dropped;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    limit = bytes;
+    while (held > limit) {
+      dropped.push_back(cached.front());
+      held -= cached.front().bytes;
+      cached.erase(cached.begin());
+    }
+  }
+  for (const Block& b : dropped) unmap(b);
+}
+
+std::size_t buffer_cache_limit() {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  return limit;
+}
+
+std::size_t buffer_cache_held() {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  return held;
+}
+
+}  // namespace simjoin

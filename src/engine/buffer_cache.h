@@ -1,0 +1,25 @@
+// The engine's large blocks (FilledVector's, filled_vector.h), kept between joins by a cache of
+// the process's own: a join of a million points allocates and frees some 60 MB of arrays, and
+// on first touch every 4 kB page of fresh memory costs a page fault (about as much as the grid
+// join's own work there). A freed block is kept, its pages given back lazily (MADV_FREE: the
+// kernel takes them whenever it needs memory, and a later write just reuses what it left), and
+// the next join of a similar size reuses it without faulting. At most buffer_cache_limit()
+// bytes are kept (0: none, every block is unmapped at once); the oldest go first.
+#pragma once
+
+#include <cstddef>
+
+namespace simjoin {
+
+// Blocks from this size on are mapped and cached; smaller ones are operator new's.
+constexpr std::size_t kCachedBlockMin = std::size_t{1} << 20;
+
+void* cached_allocate(std::size_t bytes);
+void cached_deallocate(void* block, std::size_t bytes);
+
+void set_buffer_cache_limit(std::size_t bytes);
+std::size_t buffer_cache_limit();
+// Bytes of freed blocks held now.
+std::size_t buffer_cache_held();
+
+}  // namespace simjoin

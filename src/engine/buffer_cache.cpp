@@ -26,6 +26,16 @@ std::size_t mapped_size(std::size_t bytes) { return (bytes + kGranule - 1) / kGr
 
 void unmap(const Block& block) { munmap(block.address, block.bytes); }
 
+// The oldest blocks taken out of the cache until it holds no more than its limit (cache_mutex
+// held); the caller unmaps them after releasing it.
+void drop_over_limit(std::vector<Block>* dropped) {
+  while (held > limit) {
+    dropped->push_back(cached.front());
+    held -= cached.front().bytes;
+    cached.erase(cached.begin());
+  }
+}
+
 }  // namespace
 
 void* cached_allocate(std::size_t bytes) {
@@ -70,11 +80,7 @@ void cached_deallocate(void* block, std::size_t bytes) {
     std::lock_guard<std::mutex> lock(cache_mutex);
     cached.push_back(freed);
     held += freed.bytes;
-    while (held > limit) {
-      dropped.push_back(cached.front());
-      held -= cached.front().bytes;
-      cached.erase(cached.begin());
-    }
+    drop_over_limit(&dropped);
   }
   for (const Block& b : dropped) unmap(b);
 }
@@ -84,11 +90,7 @@ void set_buffer_cache_limit(std::size_t bytes) {
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     limit = bytes;
-    while (held > limit) {
-      dropped.push_back(cached.front());
-      held -= cached.front().bytes;
-      cached.erase(cached.begin());
-    }
+    drop_over_limit(&dropped);
   }
   for (const Block& b : dropped) unmap(b);
 }

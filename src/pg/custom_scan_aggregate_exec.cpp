@@ -198,9 +198,11 @@ GroupValues point_values(const uint64* counts, const double* min_distance,
                      max_distance ? max_distance[p] : 0.0};
 }
 
-// The engine's pairs: per outer point (grouped) or their number.
+// A memory-context callback's NeighbourStats (fold_engine_pairs keeps the engine's per-point
+// arrays in place).
 void delete_held_stats(void* stats) { delete static_cast<NeighbourStats*>(stats); }
 
+// The engine's pairs: per outer point (grouped) or their number.
 void fold_engine_pairs(AggregateState* as) {
   SimJoinState* st = as->join;
   const uint32 n = st->outer.n_points;

@@ -105,18 +105,19 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   stop_stream(st);
   for (const Side* side : {&st->inner, &st->outer}) {
     if (side->load_workers_planned == 0 && side->load_threads == 0) continue;
-    char text[128];
-    if (side->load_threads > 0 && side->load_leader_rows > 0)
-      snprintf(text, sizeof text, "leader and %d parse thread%s, %llu rows read by the leader",
-               side->load_threads, side->load_threads == 1 ? "" : "s",
-               static_cast<unsigned long long>(side->load_leader_rows));
-    else if (side->load_threads > 0)
-      snprintf(text, sizeof text, "leader and %d parse thread%s", side->load_threads,
-               side->load_threads == 1 ? "" : "s");
-    else
-      snprintf(text, sizeof text, "%d of %d workers launched", side->load_workers_launched,
-               side->load_workers_planned);
-    ExplainPropertyText(side == &st->inner ? "Inner Parallel Load" : "Outer Parallel Load", text, es);
+    StringInfoData text;
+    initStringInfo(&text);
+    if (side->load_threads > 0) {
+      appendStringInfo(&text, "leader and %d parse thread%s", side->load_threads,
+                       side->load_threads == 1 ? "" : "s");
+      if (side->load_leader_rows > 0)
+        appendStringInfo(&text, ", " UINT64_FORMAT " rows read by the leader", side->load_leader_rows);
+    } else {
+      appendStringInfo(&text, "%d of %d workers launched", side->load_workers_launched,
+                       side->load_workers_planned);
+    }
+    ExplainPropertyText(side == &st->inner ? "Inner Parallel Load" : "Outer Parallel Load", text.data,
+                        es);
   }
   if (st->totals.runs == 0) {
     ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out), es);

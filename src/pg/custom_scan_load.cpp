@@ -100,7 +100,7 @@ void copy_fixed_values(SimJoinState* st, Side* side, TupleTableSlot* slot, uint3
 void store_row_values(SimJoinState* st, Side* side, TupleTableSlot* slot, bool wild) {
   const uint32 row = side->n;
   if (side->n_need > 0) {
-    reserve_row_values(st, side, side->n + 1);
+    reserve_row_values(st, side, static_cast<size_t>(side->n) + 1);
     copy_needed_columns(side, slot, row);
     copy_fixed_values(st, side, slot, row);
   }

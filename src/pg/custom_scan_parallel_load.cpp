@@ -87,10 +87,7 @@ RowResult read_columns(RowReader* reader, const Datum* columns, const bool* null
     MemoryContextReset(reader->row_mcxt);
   MemoryContext old = MemoryContextSwitchTo(reader->row_mcxt);
   const Datum value = detoast_key(shared->form, columns[shared->key_attno - 1]);
-  KeyExtent extent;
-  extent.is_box = false;
-  const bool point =
-      classify_key(shared->form, value, &reader->ref, &extent) == KEY_OK && !extent.is_box;
+  const bool point = key_is_point(shared->form, value, &reader->ref);
   MemoryContextSwitchTo(old);
   if (!point) return ROW_GIVE_UP;
   if (reader->ref.dim > reader->coords_dim) {
@@ -98,11 +95,22 @@ RowResult read_columns(RowReader* reader, const Datum* columns, const bool* null
     reader->coords_dim = reader->ref.dim;
   }
   read_key(shared->form, value, reader->ref, reader->coords);
-  for (int c = 0; c < shared->n_need; ++c) {
-    values[c] = columns[shared->need_attno[c] - 1];
-    isnull[c] = nulls[shared->need_attno[c] - 1];
-  }
+  needed_columns(*shared, columns, nulls, values, isnull);
   return ROW_POINT;
+}
+
+bool key_is_point(const FormInfo& form, Datum key, KeyRef* ref) {
+  KeyExtent extent;
+  extent.is_box = false;
+  return classify_key(form, key, ref, &extent) == KEY_OK && !extent.is_box;
+}
+
+void needed_columns(const LoadShared& shared, const Datum* columns, const bool* nulls,
+                    Datum* values, bool* isnull) {
+  for (int c = 0; c < shared.n_need; ++c) {
+    values[c] = columns[shared.need_attno[c] - 1];
+    isnull[c] = nulls[shared.need_attno[c] - 1];
+  }
 }
 
 RowResult read_row(RowReader* reader, TupleTableSlot* slot, Datum* values, bool* isnull) {

@@ -39,6 +39,13 @@ void free_reader(RowReader* reader);
 RowResult read_columns(RowReader* reader, const Datum* columns, const bool* nulls, Datum* values,
                        bool* isnull);
 RowResult read_row(RowReader* reader, TupleTableSlot* slot, Datum* values, bool* isnull);
+// Whether a key (not compressed, not out of line) is a point of the join's reference, which its
+// first key fixes (dimension, SRID): what the loads beside the SeqScan take; pure code on the
+// key's bytes, so the parse threads call it too.
+bool key_is_point(const FormInfo& form, Datum key, KeyRef* ref);
+// A row's needed columns (shared.need_attno), from its columns (by attribute number - 1).
+void needed_columns(const LoadShared& shared, const Datum* columns, const bool* nulls,
+                    Datum* values, bool* isnull);
 // Whether a participant's reference agrees with the others' (merged: the first one fixed).
 bool agree(KeyRef* merged, int dim, int32 srid, bool srid_set);
 // Rows with points appended to the side (values_only: no tuples): rows x dim coordinates,

@@ -1,8 +1,9 @@
 // A plain table side read by the leader alone, its tuples parsed by threads beside it
-// (threaded_load_side): where PostgreSQL would give the read at most one parallel worker (two
-// cores, or parallel query off), a worker costs its start (loading every library the session
-// has loaded: PostGIS brings GEOS and PROJ) and a copy of every row through a queue, while
-// deforming the rows and parsing their keys is most of a row's cost. Here the leader scans the
+// (threaded_load_side): where PostgreSQL's parallel workers for the read would not each have a
+// core beside the leader's (two cores, or parallel query off), a worker costs its start (loading
+// every library the session has loaded: PostGIS brings GEOS and PROJ) and a copy of every row
+// through a queue, while deforming the rows and parsing their keys is most of a row's cost.
+// Here the leader scans the
 // table under the executor's snapshot (visibility, buffers: PostgreSQL's work, on its thread),
 // collects chunks of visible tuples with their pages pinned, and threads deform the chunks'
 // columns and parse their keys (pure code on the page's bytes, no PostgreSQL call); the leader
@@ -25,7 +26,6 @@ extern "C" {
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <system_error>
@@ -199,18 +199,12 @@ class ChunkParser {
     if (shared_.form.kind != KEY_POINT && (VARATT_IS_COMPRESSED(DatumGetPointer(key)) ||
                                            VARATT_IS_EXTERNAL(DatumGetPointer(key))))
       return TUPLE_LEADER;
-    KeyExtent extent;
-    extent.is_box = false;
-    if (classify_key(shared_.form, key, &chunk.ref, &extent) != KEY_OK || extent.is_box)
-      return TUPLE_GIVE_UP;
+    if (!key_is_point(shared_.form, key, &chunk.ref)) return TUPLE_GIVE_UP;
     const size_t dim = static_cast<size_t>(chunk.ref.dim);
     if (chunk.coords.size() < chunk.tuples.size() * dim) chunk.coords.resize(chunk.tuples.size() * dim);
     read_key(shared_.form, key, chunk.ref, chunk.coords.data() + r * dim);
-    const int k = shared_.n_need;
-    for (int c = 0; c < k; ++c) {
-      chunk.values[r * k + c] = columns[shared_.need_attno[c] - 1];
-      chunk.nulls[r * k + c] = nulls[shared_.need_attno[c] - 1];
-    }
+    const size_t k = static_cast<size_t>(shared_.n_need);
+    needed_columns(shared_, columns, nulls, chunk.values.data() + r * k, chunk.nulls.get() + r * k);
     return TUPLE_POINT;
   }
 

@@ -1,6 +1,7 @@
 // run_join: validation, then dispatch to the GPU backend or the CPU grid / brute-force joins.
 #include "engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -51,6 +52,37 @@ PipelineResult run_szl_join(const PointSet& left, const PointSet* right, double 
   return result;
 }
 
+JoinParams cpu_params(const JoinSpec& spec) {
+  JoinParams params;
+  params.metric = spec.metric;
+  params.bound = accumulated_bound(spec.eps, spec.metric);
+  params.self_pairs = spec.self_pairs;
+  params.threads = resolve_thread_count(spec.threads);
+  params.batch_pairs = spec.batch_pairs;
+  return params;
+}
+
+// The algorithm the CPU runs: spec's, or Auto's choice (its estimates into stats).
+Algorithm cpu_algorithm(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                        const JoinParams& params, JoinStats& stats, PhaseClock& clock) {
+  if (spec.algorithm != Algorithm::Auto) return spec.algorithm;
+  AlgorithmChoice choice = choose_algorithm(left, right, spec, params.threads,
+                                            cpu_backend().supports(Algorithm::Szl),
+                                            cpu_algorithm_speeds());
+  stats.estimates = std::move(choice.estimates);
+  if (!stats.estimates.empty()) clock.mark("choose");
+  return choice.algorithm;
+}
+
+// The grid's plan, or nothing when it has no dimension to index.
+std::optional<GridPlan> cpu_grid_plan(const PointSet& left, const PointSet* right,
+                                      const JoinSpec& spec, PhaseClock& clock) {
+  GridPlan plan = plan_grid(left, right, spec.eps, spec.metric, spec.indexed_dims, spec.threads);
+  clock.mark("plan");
+  if (plan.k == 0) return std::nullopt;
+  return plan;
+}
+
 JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                        PairSink& sink) {
   JoinStats stats;
@@ -59,24 +91,11 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
   const bool nothing_matches = std::isnan(spec.eps) || spec.eps < 0.0;
   if (nothing_matches || left.n == 0 || (right && right->n == 0)) return stats;
 
-  JoinParams params;
-  params.metric = spec.metric;
-  params.bound = accumulated_bound(spec.eps, spec.metric);
-  params.self_pairs = spec.self_pairs;
-  params.threads = resolve_thread_count(spec.threads);
-  params.batch_pairs = spec.batch_pairs;
+  const JoinParams params = cpu_params(spec);
   PhaseClock clock(stats);
 
-  Algorithm algorithm = spec.algorithm;
-  if (algorithm == Algorithm::Auto) {
-    AlgorithmChoice choice = choose_algorithm(left, right, spec, params.threads,
-                                              cpu_backend().supports(Algorithm::Szl),
-                                              cpu_algorithm_speeds());
-    algorithm = choice.algorithm;
-    stats.estimates = std::move(choice.estimates);
-    if (!stats.estimates.empty()) clock.mark("choose");
-    if (!sink.keep_going()) return stopped(stats);
-  }
+  const Algorithm algorithm = cpu_algorithm(left, right, spec, params, stats, clock);
+  if (spec.algorithm == Algorithm::Auto && !sink.keep_going()) return stopped(stats);
 
   if (algorithm == Algorithm::Szl && std::isfinite(spec.eps)) {
     add_pipeline_result(run_szl_join(left, right, spec.eps, params, sink, clock, stats), stats);
@@ -86,9 +105,7 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
   // The grid needs a finite eps and at least one dimension it can index (plan.k > 0).
   std::optional<GridPlan> plan;
   if (algorithm == Algorithm::Grid && std::isfinite(spec.eps)) {
-    plan = plan_grid(left, right, spec.eps, spec.metric, spec.indexed_dims, spec.threads);
-    clock.mark("plan");
-    if (plan->k == 0) plan.reset();
+    plan = cpu_grid_plan(left, right, spec, clock);
     if (!sink.keep_going()) return stopped(stats);  // cancel between phases too
   }
   if (!plan) {
@@ -122,6 +139,45 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
   clock.mark("join");
   return stats;
 }
+
+}  // namespace
+
+std::optional<JoinStats> count_on_cpu_grid(const PointSet& counted, const PointSet* partners,
+                                           const JoinSpec& spec,
+                                           const std::function<bool()>& keep_going,
+                                           FilledVector<std::uint64_t>* counts) {
+  if (spec.metric == Metric::Cosine || !std::isfinite(spec.eps) || spec.eps < 0.0 ||
+      counted.n == 0 || (partners && partners->n == 0))
+    return std::nullopt;
+  JoinStats stats;
+  stats.device = "cpu";
+  JoinSpec pair_join = spec;  // the join the counts stand for: a self-join's pairs once each
+  if (!partners) pair_join.self_pairs = SelfPairs::Unique;
+  const JoinParams params = cpu_params(pair_join);
+  PhaseClock clock(stats);
+  if (cpu_algorithm(counted, partners, pair_join, params, stats, clock) != Algorithm::Grid)
+    return std::nullopt;
+  const std::optional<GridPlan> plan = cpu_grid_plan(counted, partners, spec, clock);
+  if (!plan) return std::nullopt;
+  stats.algorithm = "grid";
+  stats.indexed_dims = plan->k;
+  const CellKeys keys(*plan);
+  const CellIndex probe = build_cell_index(counted, *plan, keys, params.threads);
+  const CellIndex build =
+      partners ? build_cell_index(*partners, *plan, keys, params.threads) : CellIndex{};
+  clock.mark("index");
+  counts->resize(counted.n);  // every indexed point's count is written
+  if (probe.point_count() < counted.n) std::fill(counts->begin(), counts->end(), 0);
+  const CountRun run = grid_neighbour_counts(probe, partners ? build : probe,
+                                             Grid{*plan, keys}, params, counts->data(), keep_going);
+  clock.mark("count");
+  stats.candidates = run.candidates;
+  stats.pairs = run.pairs;
+  stats.stopped = run.stopped;
+  return stats;
+}
+
+namespace {
 
 class CpuBackend : public JoinBackend {
  public:

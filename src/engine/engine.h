@@ -1,6 +1,11 @@
 // The engine's one entry point: join two point sets (or one with itself) within eps.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "filled_vector.h"
 #include "pair_sink.h"
 #include "types.h"
 
@@ -19,6 +24,18 @@ namespace simjoin {
 // (JoinBackend::supports) runs on the CPU.
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink);
+
+// Per point of `counted`, its partners in `partners` (nullptr: in `counted` itself, each point its
+// own partner: SQL's self-join) within eps, into *counts (counted.n, 0 for a point with a
+// non-finite coordinate), counted on the CPU grid without pairs (grid_neighbour_counts), where
+// run_join would run the grid on this join: same choice, same plan. The array is sized after the
+// grid's index is built, so that it reuses the index's freed sort memory (the buffer cache).
+// Nothing (counts untouched) where it would not. keep_going() false stops (stats.stopped);
+// stats.pairs is the counts' sum.
+std::optional<JoinStats> count_on_cpu_grid(const PointSet& counted, const PointSet* partners,
+                                           const JoinSpec& spec,
+                                           const std::function<bool()>& keep_going,
+                                           FilledVector<std::uint64_t>* counts);
 
 // Whether this process has a GPU backend installed (join_backend.h) and its device is usable.
 // `why` (optional) gets the reason when not. Without an installed backend it touches no GPU.

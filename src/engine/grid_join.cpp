@@ -1,9 +1,12 @@
 #include "grid_join.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 
 #include "bounded_distance.h"
 #include "self_pairs.h"
+#include "worker_thread.h"
 
 namespace simjoin {
 namespace {
@@ -193,7 +196,64 @@ PipelineResult two_input_join(const CellIndex& build, const CellIndex& probe, bo
   return run_probe_units(probe, build, Stencil::Full, grid, params, sink, visit_point);
 }
 
+// Counts the partners of probe positions [first, last): see grid_neighbour_counts.
+template <Metric M>
+void count_unit(const CellIndex& probe, const CellIndex& build, StencilWalker& walker,
+                std::vector<std::size_t>& stencil_cells, double bound, std::size_t first,
+                std::size_t last, std::uint64_t* counts, CountRun& run) {
+  for (std::size_t p = first, cell = probe.cell_of(p); p < last; ++cell) {
+    stencil_cells.clear();
+    walker.collect(&probe.cell_coords[cell * probe.k], Stencil::Full, stencil_cells);
+    const std::size_t end = std::min<std::size_t>(last, probe.cell_begin[cell + 1]);
+    for (; p < end; ++p) {
+      std::uint64_t count = 0;
+      scan_cells<M>(build, stencil_cells, probe.point(p), sort_value(probe, p), bound,
+                    run.candidates, [&count](std::size_t, double) {
+                      ++count;
+                      return true;
+                    });
+      counts[probe.ids[p]] = count;
+      run.pairs += count;
+    }
+  }
+}
+
 }  // namespace
+
+CountRun grid_neighbour_counts(const CellIndex& probe, const CellIndex& build, const Grid& grid,
+                               const JoinParams& params, std::uint64_t* counts,
+                               const std::function<bool()>& keep_going) {
+  const std::size_t n = probe.point_count();
+  const std::size_t unit_points = items_per_unit(n, params.threads, 32, 2048);
+  const std::size_t units = (n + unit_points - 1) / unit_points;
+  std::atomic<std::size_t> next_unit{0};
+  std::atomic<bool> stop{false};
+  std::mutex total_mutex;
+  CountRun total;
+  const std::size_t workers = std::max<std::size_t>(
+      1, std::min<std::size_t>(static_cast<std::size_t>(params.threads), units));
+  parallel_for_parts(workers, [&](std::size_t) {
+    StencilWalker walker(build, grid);
+    std::vector<std::size_t> stencil_cells;
+    CountRun run;
+    for (std::size_t unit; (unit = next_unit.fetch_add(1)) < units && !stop.load();) {
+      if (keep_going && !keep_going()) {
+        stop.store(true);
+        break;
+      }
+      const std::size_t first = unit * unit_points, last = std::min(n, first + unit_points);
+      with_metric(params.metric, [&](auto tag) {
+        count_unit<decltype(tag)::value>(probe, build, walker, stencil_cells, params.bound, first,
+                                         last, counts, run);
+      });
+    }
+    std::lock_guard<std::mutex> lock(total_mutex);
+    total.candidates += run.candidates;
+    total.pairs += run.pairs;
+  });
+  total.stopped = stop.load();
+  return total;
+}
 
 PipelineResult grid_self_join(const CellIndex& index, const Grid& grid, const JoinParams& params,
                               PairSink& sink) {

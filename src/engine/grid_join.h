@@ -1,6 +1,9 @@
 // The multithreaded CPU eps-grid join (seeds 002 and 004) over CellIndex structures.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+
 #include "batch_pipeline.h"
 #include "cell_index.h"
 #include "grid_plan.h"
@@ -26,5 +29,20 @@ PipelineResult grid_self_join(const CellIndex& index, const Grid& grid, const Jo
 PipelineResult grid_two_input_join(const CellIndex& build, const CellIndex& probe,
                                    bool build_is_left, const Grid& grid, const JoinParams& params,
                                    PairSink& sink);
+
+// Per probe point, the number of build points within params.bound, found without pairs: every
+// probe cell looks up its 3^k neighbour cells (its own included, so that in a self-join, probe and
+// build the same index, each point counts itself) and each point's count is written to
+// counts[probe.ids[p]] by the one thread that tests it; no batch, no fold on the calling thread.
+// Units of probe positions go to params.threads threads (the calling thread one of them);
+// keep_going() is polled between units: false stops (CountRun::stopped).
+struct CountRun {
+  std::uint64_t candidates = 0;
+  std::uint64_t pairs = 0;  // the counts' sum
+  bool stopped = false;
+};
+CountRun grid_neighbour_counts(const CellIndex& probe, const CellIndex& build, const Grid& grid,
+                               const JoinParams& params, std::uint64_t* counts,
+                               const std::function<bool()>& keep_going);
 
 }  // namespace simjoin

@@ -1,6 +1,7 @@
 #include "neighbour_stats.h"
 
 #include <cmath>
+#include <optional>
 
 #include "batch_pipeline.h"
 #include "device_choice.h"
@@ -111,6 +112,35 @@ JoinBackend* aggregate_backend(const PointSet& left, const PointSet* right, cons
              : nullptr;
 }
 
+namespace {
+
+// The counts only on the CPU grid without pairs (count_on_cpu_grid), where it runs the grid.
+std::optional<NeighbourStats> counts_on_grid(const PointSet& left, const PointSet* right,
+                                             const JoinSpec& spec, StatsSide side,
+                                             const KeepGoing& keep_going) {
+  const bool self = right == nullptr;
+  const PointSet& counted = (self || side == StatsSide::Left) ? left : *right;
+  const PointSet* partners = self ? nullptr : (side == StatsSide::Left ? right : &left);
+  NeighbourStats stats;
+  std::optional<JoinStats> join = count_on_cpu_grid(counted, partners, spec, keep_going, &stats.count);
+  if (!join) return std::nullopt;
+  stats.pairs = join->pairs;
+  if (self && spec.self_pairs == SelfPairs::Unique) {
+    // Each point with a finite coordinate vector counted itself (d(p, p) = 0), the others none.
+    std::uint64_t counted_themselves = 0;
+    for (std::uint64_t& count : stats.count) {
+      if (count == 0) continue;
+      --count;
+      ++counted_themselves;
+    }
+    stats.pairs = (stats.pairs - counted_themselves) / 2;
+  }
+  stats.join = std::move(*join);
+  return stats;
+}
+
+}  // namespace
+
 NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side,
                                    const std::uint64_t* partner_ranks,
@@ -125,6 +155,10 @@ NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
     if (self) join_spec.self_pairs = SelfPairs::Unique;
     if (JoinBackend* backend = aggregate_backend(left, right, join_spec))
       return backend->neighbour_stats(left, right, spec, side, partner_ranks, keep_going, fields);
+    if (fields == StatsFields::CountsOnly && spec.device != Device::Gpu) {
+      if (std::optional<NeighbourStats> counted = counts_on_grid(left, right, spec, side, keep_going))
+        return std::move(*counted);
+    }
   }
   NeighbourStatsSink sink(side == StatsSide::Left ? left.n : right->n, side, self, partner_ranks,
                           keep_going, fields);

@@ -26,6 +26,7 @@
 #include <limits>
 #include <vector>
 
+#include "filled_vector.h"
 #include "pair_sink.h"
 #include "types.h"
 
@@ -51,7 +52,7 @@ using JoinRunner =
 constexpr std::uint32_t kNoPartner = std::numeric_limits<std::uint32_t>::max();
 
 struct NeighbourStats {
-  std::vector<std::uint64_t> count;    // partners of each point of the side
+  FilledVector<std::uint64_t> count;   // partners of each point of the side
   std::vector<double> min_distance;    // NaN where count == 0
   std::vector<double> max_distance;    // NaN where count == 0
   std::vector<std::uint32_t> nearest;  // the partner at min_distance; kNoPartner where count == 0
@@ -86,7 +87,7 @@ class NeighbourStatsSink : public PairSink {
   };
   StatsFields fields_;
   std::vector<Folded> folded_;         // StatsFields::All
-  std::vector<std::uint64_t> counts_;  // StatsFields::CountsOnly
+  FilledVector<std::uint64_t> counts_;  // StatsFields::CountsOnly
   std::uint64_t pairs_ = 0;
   StatsSide side_;
   bool fold_both_;

@@ -19,15 +19,6 @@ namespace {
 
 bool no_interrupt() { return !interrupt_pending(); }
 
-// One join of the aggregate on this backend's CPU engine, on leased threads, with its NOTICE.
-JoinStats run_on_leased_cpu(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                            PairSink& sink) {
-  const CpuThreadLease threads(spec.threads);
-  JoinStats stats = run_join(left, right, on_leased_cpu(spec, threads), sink);
-  report_join(stats, std::string());
-  return stats;
-}
-
 void notice_fallback(const std::string& note) {
   if (note.empty()) return;
   pg_call([&note] { ereport(NOTICE, (errmsg("simjoin: %s", note.c_str()))); });
@@ -51,8 +42,12 @@ NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* rig
     }
   }
   notice_fallback(note);
-  return run_neighbour_stats(left, right, spec, side, partner_ranks, no_interrupt,
-                             run_on_leased_cpu, fields);
+  // This backend's CPU engine on leased threads (the counts alone on its grid without pairs).
+  const CpuThreadLease threads(spec.threads);
+  NeighbourStats stats = run_neighbour_stats(left, right, on_leased_cpu(spec, threads), side,
+                                             partner_ranks, no_interrupt, {}, fields);
+  report_join(stats.join, std::string());
+  return stats;
 }
 
 DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,

@@ -26,6 +26,7 @@ extern "C" {
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <system_error>
@@ -87,6 +88,17 @@ bool deform_columns(HeapTupleHeader tuple, const ColumnLayout* columns, int n, D
 enum ChunkState { CHUNK_FREE, CHUNK_QUEUED, CHUNK_PARSING, CHUNK_PARSED };
 enum TupleResult : uint8 { TUPLE_POINT, TUPLE_NULL_KEY, TUPLE_LEADER, TUPLE_GIVE_UP };
 
+// Where a chunk parsed in place writes: the side's arrays at the chunk's first tuple's row, as if
+// every tuple before it became a row (append_chunk moves a run down where one did not).
+struct InPlace {
+  uint32 first_row;
+  double* points;  // dim coordinates a row
+  Datum* values;   // n_need a row
+  bool* nulls;
+  uint32* point_row;
+  MinimalTuple* tuples;
+};
+
 // Tuples of the scan in its order, their pages pinned until the chunk is appended, and what the
 // parse made of them.
 struct Chunk {
@@ -98,6 +110,8 @@ struct Chunk {
   std::unique_ptr<bool[]> nulls;  // tuples x n_need
   size_t nulls_size = 0;
   KeyRef ref;                  // fixed by the chunk's first key unless the join's was
+  bool in_place = false;       // parsed into `place` (ref fixed by the leader), not the buffers
+  InPlace place;
   std::atomic<int> state{CHUNK_FREE};
 };
 
@@ -173,15 +187,23 @@ class ChunkParser {
     const int k = shared_.n_need;
     const size_t n = chunk.tuples.size();
     chunk.results.resize(n);
-    chunk.values.resize(n * k);
-    if (chunk.nulls_size < n * k) {
-      chunk.nulls.reset(new bool[n * k]);
-      chunk.nulls_size = n * k;
+    if (!chunk.in_place) {
+      chunk.values.resize(n * k);
+      if (chunk.nulls_size < n * k) {
+        chunk.nulls.reset(new bool[n * k]);
+        chunk.nulls_size = n * k;
+      }
+      chunk.ref = shared_.ref;
     }
-    chunk.ref = shared_.ref;
     Datum columns[MaxHeapAttributeNumber];
     bool nulls[MaxHeapAttributeNumber];
     for (size_t r = 0; r < n; ++r) chunk.results[r] = parse_tuple(chunk, r, columns, nulls);
+    if (chunk.in_place) {  // the rows as add_row_without_tuple and append_point number them
+      for (size_t r = 0; r < n; ++r) {
+        chunk.place.point_row[r] = chunk.place.first_row + static_cast<uint32>(r);
+        chunk.place.tuples[r] = nullptr;
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       chunk.state.store(CHUNK_PARSED);
@@ -199,11 +221,17 @@ class ChunkParser {
     if (shared_.form.kind != KEY_POINT && (VARATT_IS_COMPRESSED(DatumGetPointer(key)) ||
                                            VARATT_IS_EXTERNAL(DatumGetPointer(key))))
       return TUPLE_LEADER;
+    // In place, another dimension is not a point (the chunk's ref was fixed by the leader).
     if (!key_is_point(shared_.form, key, &chunk.ref)) return TUPLE_GIVE_UP;
     const size_t dim = static_cast<size_t>(chunk.ref.dim);
+    const size_t k = static_cast<size_t>(shared_.n_need);
+    if (chunk.in_place) {
+      read_key(shared_.form, key, chunk.ref, chunk.place.points + r * dim);
+      needed_columns(shared_, columns, nulls, chunk.place.values + r * k, chunk.place.nulls + r * k);
+      return TUPLE_POINT;
+    }
     if (chunk.coords.size() < chunk.tuples.size() * dim) chunk.coords.resize(chunk.tuples.size() * dim);
     read_key(shared_.form, key, chunk.ref, chunk.coords.data() + r * dim);
-    const size_t k = static_cast<size_t>(shared_.n_need);
     needed_columns(shared_, columns, nulls, chunk.values.data() + r * k, chunk.nulls.get() + r * k);
     return TUPLE_POINT;
   }
@@ -248,6 +276,40 @@ void unpin(Chunk& chunk) {
   chunk.pins.clear();
 }
 
+// Whether the chunk of `tuples` tuples from tuple `first` on can be parsed into the side's arrays
+// (place_chunk): the key's dimension known, the arrays allocated and big enough for every tuple
+// up to its last, no spill. The arrays then do not move until the chunk is appended: no row
+// before it goes past them (a row never comes after its tuple).
+bool fits_in_place(const SimJoinState* st, const Side* side, size_t first, size_t tuples) {
+  const size_t end = first + tuples;
+  return st->ref.dim > 0 && side->points && side->tuples && !side->file && end <= side->cap &&
+         end <= side->points_cap && (side->n_need == 0 || end <= side->values_cap);
+}
+
+void place_chunk(const SimJoinState* st, const Side* side, Chunk& chunk, size_t first) {
+  const size_t k = static_cast<size_t>(side->n_need);
+  chunk.in_place = true;
+  chunk.ref = st->ref;
+  chunk.place = InPlace{static_cast<uint32>(first),
+                        side->points + first * st->ref.dim,
+                        k ? side->values + first * k : nullptr,
+                        k ? side->isnull + first * k : nullptr,
+                        side->point_row + first,
+                        side->tuples + first};
+}
+
+// Rows [from, from + count) of an in-place chunk moved down to the side's next row.
+void move_rows_down(const SimJoinState* st, Side* side, uint32 from, uint32 count) {
+  const uint32 to = side->n;
+  const size_t dim = static_cast<size_t>(st->ref.dim), k = static_cast<size_t>(side->n_need);
+  std::memmove(side->points + to * dim, side->points + from * dim, sizeof(double) * dim * count);
+  if (k > 0) {
+    std::memmove(side->values + to * k, side->values + from * k, sizeof(Datum) * k * count);
+    std::memmove(side->isnull + to * k, side->isnull + from * k, sizeof(bool) * k * count);
+  }
+  for (uint32 i = 0; i < count; ++i) side->point_row[to + i] = to + i;
+}
+
 // A parsed chunk appended to the side in scan order, each run of the threads' points at once;
 // the tuples the threads left to the leader read with PostgreSQL's functions. False when a row
 // is load_side's.
@@ -272,8 +334,17 @@ bool append_chunk(SimJoinState* st, Side* side, Chunk& chunk, KeyRef* merged, Ro
         st->ref = *merged;
         size_t end = r + 1;
         while (end < n && chunk.results[end] == TUPLE_POINT) ++end;
-        append_rows(st, side, chunk.coords.data() + r * chunk.ref.dim, chunk.values.data() + r * k,
-                    chunk.nulls.get() + r * k, static_cast<uint32>(end - r));
+        const uint32 count = static_cast<uint32>(end - r);
+        if (chunk.in_place) {
+          // Rows equal points here (a row without a point gives the load up).
+          const uint32 from = chunk.place.first_row + static_cast<uint32>(r);
+          if (from != side->n) move_rows_down(st, side, from, count);
+          side->n += count;
+          side->n_points += count;
+        } else {
+          append_rows(st, side, chunk.coords.data() + r * chunk.ref.dim,
+                      chunk.values.data() + r * k, chunk.nulls.get() + r * k, count);
+        }
         r = end;
         break;
       }
@@ -312,6 +383,8 @@ bool load_with_threads(SimJoinState* st, Side* side, Relation rel, const LoadSha
   const size_t pages_per_chunk =
       std::max<size_t>(1, std::min<size_t>(kMaxPinnedPages, NBuffers / 16) / parser.chunk_count());
   size_t filled = 0, appended = 0;
+  size_t collected = side->n;  // the side's rows before, then the tuples in the chunks so far
+  bool in_place = side->n == side->n_points;  // until a chunk did not fit (the arrays may move)
   bool scanning = true, complete = true;
   while (complete && (scanning || appended < filled)) {
     Chunk& oldest = parser.chunk(appended);
@@ -332,6 +405,12 @@ bool load_with_threads(SimJoinState* st, Side* side, Relation rel, const LoadSha
         return collect(scan, next, chunk_tuples(merged.dim), pages_per_chunk);
       });
       if (!next.tuples.empty()) {
+        next.in_place = false;
+        if (in_place && side->points) {
+          in_place = fits_in_place(st, side, collected, next.tuples.size());
+          if (in_place) place_chunk(st, side, next, collected);
+        }
+        collected += next.tuples.size();
         parser.queue(next);
         filled++;
       }

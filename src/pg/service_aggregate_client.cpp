@@ -69,10 +69,10 @@ class AggregateJobRun {
 
   JobHeader* job() const { return job_; }
   const AggregateJob& aggregate() const { return *aggregate_job(job_); }
-  template <typename T>
-  std::vector<T> array(std::uint64_t offset) const {
+  template <typename T, typename Array = std::vector<T>>
+  Array array(std::uint64_t offset) const {
     const T* at = reinterpret_cast<const T*>(reinterpret_cast<const char*>(job_) + offset);
-    return std::vector<T>(at, at + aggregate().points);
+    return Array(at, at + aggregate().points);
   }
 
  private:
@@ -128,7 +128,7 @@ std::optional<NeighbourStats> neighbour_stats_on_service(const PointSet& left,
   return await_result(run, note, std::move(stopped), [&run](const AggregateJob& aggregate) {
     NeighbourStats result;
     if (aggregate.fields != StatsFields::PairsOnly)
-      result.count = run.array<std::uint64_t>(aggregate.count_offset);
+      result.count = run.array<std::uint64_t, FilledVector<std::uint64_t>>(aggregate.count_offset);
     if (aggregate.fields == StatsFields::All) {
       result.min_distance = run.array<double>(aggregate.min_offset);
       result.max_distance = run.array<double>(aggregate.max_offset);

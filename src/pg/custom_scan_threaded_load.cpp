@@ -85,6 +85,20 @@ bool deform_columns(HeapTupleHeader tuple, const ColumnLayout* columns, int n, D
   return true;
 }
 
+// A tuple's first bytes (its header and first columns) fetched into the cache a few tuples ahead
+// of its parse: the pages are read for the first time here (a scan of all-visible pages does not
+// read its tuples' headers), and a parse otherwise waits on memory for most of its time. Written
+// out, not as a loop: C++ lets a loop without observable effects be deleted, prefetches and all.
+constexpr size_t kPrefetchTuples = 4;
+
+void prefetch_tuple(const HeapTupleData& tuple) {
+  const char* bytes = reinterpret_cast<const char*>(tuple.t_data);
+  __builtin_prefetch(bytes);
+  __builtin_prefetch(bytes + 64);
+  __builtin_prefetch(bytes + 128);
+  __builtin_prefetch(bytes + 192);
+}
+
 enum ChunkState { CHUNK_FREE, CHUNK_QUEUED, CHUNK_PARSING, CHUNK_PARSED };
 enum TupleResult : uint8 { TUPLE_POINT, TUPLE_NULL_KEY, TUPLE_LEADER, TUPLE_GIVE_UP };
 
@@ -197,7 +211,10 @@ class ChunkParser {
     }
     Datum columns[MaxHeapAttributeNumber];
     bool nulls[MaxHeapAttributeNumber];
-    for (size_t r = 0; r < n; ++r) chunk.results[r] = parse_tuple(chunk, r, columns, nulls);
+    for (size_t r = 0; r < n; ++r) {
+      if (r + kPrefetchTuples < n) prefetch_tuple(chunk.tuples[r + kPrefetchTuples]);
+      chunk.results[r] = parse_tuple(chunk, r, columns, nulls);
+    }
     if (chunk.in_place) {  // the rows as add_row_without_tuple and append_point number them
       for (size_t r = 0; r < n; ++r) {
         chunk.place.point_row[r] = chunk.place.first_row + static_cast<uint32>(r);

@@ -390,6 +390,11 @@ TupleTableSlot* next_group(ScanState* node) {
 bool recheck_group(ScanState*, TupleTableSlot*) { return true; }
 
 TupleTableSlot* exec_aggregate(CustomScanState* node) {
+  // Without a qual, a projection or an EvalPlanQual recheck, ExecScan would only reset the
+  // per-row context (next_group allocates nothing there): a million groups come out a few
+  // milliseconds sooner without it.
+  if (!node->ss.ps.qual && !node->ss.ps.ps_ProjInfo && !node->ss.ps.state->es_epq_active)
+    return next_group(&node->ss);
   return ExecScan(&node->ss, next_group, recheck_group);
 }
 

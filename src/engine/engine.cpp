@@ -18,6 +18,7 @@
 #include "join_params.h"
 #include "phase_clock.h"
 #include "szl_join.h"
+#include "worker_thread.h"
 
 namespace simjoin {
 namespace {
@@ -166,8 +167,14 @@ std::optional<JoinStats> count_on_cpu_grid(const PointSet& counted, const PointS
   const CellIndex build =
       partners ? build_cell_index(*partners, *plan, keys, params.threads) : CellIndex{};
   clock.mark("index");
-  counts->resize(counted.n);  // every indexed point's count is written
-  if (probe.point_count() < counted.n) std::fill(counts->begin(), counts->end(), 0);
+  // Sized now: the sort's freed memory (the buffer cache). Zeroed where the count does not write
+  // every point's (a self-join adds to it; a point not indexed keeps 0).
+  counts->resize(counted.n);
+  if (!partners || probe.point_count() < counted.n) {
+    parallel_for_ranges(counted.n, params.threads, [&](std::size_t begin, std::size_t end) {
+      std::fill(counts->begin() + begin, counts->begin() + end, 0);
+    });
+  }
   const CountRun run = grid_neighbour_counts(probe, partners ? build : probe,
                                              Grid{*plan, keys}, params, counts->data(), keep_going);
   clock.mark("count");

@@ -196,24 +196,44 @@ PipelineResult two_input_join(const CellIndex& build, const CellIndex& probe, bo
   return run_probe_units(probe, build, Stencil::Full, grid, params, sink, visit_point);
 }
 
-// Counts the partners of probe positions [first, last): see grid_neighbour_counts.
+// Counts the partners of probe positions [first, last): see grid_neighbour_counts. Two inputs:
+// each point's full stencil, its count written by this thread. A self-join: each pair once (the
+// later points of the own cell and the half stencil, as self_join finds them), added to both
+// points' counts atomically (a partner may be another thread's), each point counting itself.
 template <Metric M>
-void count_unit(const CellIndex& probe, const CellIndex& build, StencilWalker& walker,
+void count_unit(const CellIndex& probe, const CellIndex& build, bool self, StencilWalker& walker,
                 std::vector<std::size_t>& stencil_cells, double bound, std::size_t first,
                 std::size_t last, std::uint64_t* counts, CountRun& run) {
   for (std::size_t p = first, cell = probe.cell_of(p); p < last; ++cell) {
     stencil_cells.clear();
-    walker.collect(&probe.cell_coords[cell * probe.k], Stencil::Full, stencil_cells);
+    walker.collect(&probe.cell_coords[cell * probe.k], self ? Stencil::Half : Stencil::Full,
+                   stencil_cells);
     const std::size_t end = std::min<std::size_t>(last, probe.cell_begin[cell + 1]);
     for (; p < end; ++p) {
-      std::uint64_t count = 0;
-      scan_cells<M>(build, stencil_cells, probe.point(p), sort_value(probe, p), bound,
-                    run.candidates, [&count](std::size_t, double) {
-                      ++count;
-                      return true;
-                    });
-      counts[probe.ids[p]] = count;
-      run.pairs += count;
+      const double* a = probe.point(p);
+      const double sorted_by = sort_value(probe, p);
+      if (!self) {
+        std::uint64_t count = 0;
+        scan_cells<M>(build, stencil_cells, a, sorted_by, bound, run.candidates,
+                      [&count](std::size_t, double) {
+                        ++count;
+                        return true;
+                      });
+        counts[probe.ids[p]] = count;
+        run.pairs += count;
+        continue;
+      }
+      std::uint64_t found = 0;
+      const auto report = [&](std::size_t q, double) {
+        ++found;
+        __atomic_fetch_add(&counts[probe.ids[q]], 1, __ATOMIC_RELAXED);
+        return true;
+      };
+      scan_candidates<M>(probe, a, sorted_by, p + 1, probe.cell_begin[cell + 1], bound,
+                         run.candidates, report);
+      scan_cells<M>(probe, stencil_cells, a, sorted_by, bound, run.candidates, report);
+      __atomic_fetch_add(&counts[probe.ids[p]], found + 1, __ATOMIC_RELAXED);
+      run.pairs += 2 * found + 1;
     }
   }
 }
@@ -224,6 +244,7 @@ CountRun grid_neighbour_counts(const CellIndex& probe, const CellIndex& build, c
                                const JoinParams& params, std::uint64_t* counts,
                                const std::function<bool()>& keep_going) {
   const std::size_t n = probe.point_count();
+  const bool self = &probe == &build;
   const std::size_t unit_points = items_per_unit(n, params.threads, 32, 2048);
   const std::size_t units = (n + unit_points - 1) / unit_points;
   std::atomic<std::size_t> next_unit{0};
@@ -243,8 +264,8 @@ CountRun grid_neighbour_counts(const CellIndex& probe, const CellIndex& build, c
       }
       const std::size_t first = unit * unit_points, last = std::min(n, first + unit_points);
       with_metric(params.metric, [&](auto tag) {
-        count_unit<decltype(tag)::value>(probe, build, walker, stencil_cells, params.bound, first,
-                                         last, counts, run);
+        count_unit<decltype(tag)::value>(probe, build, self, walker, stencil_cells, params.bound,
+                                         first, last, counts, run);
       });
     }
     std::lock_guard<std::mutex> lock(total_mutex);

@@ -30,12 +30,14 @@ PipelineResult grid_two_input_join(const CellIndex& build, const CellIndex& prob
                                    bool build_is_left, const Grid& grid, const JoinParams& params,
                                    PairSink& sink);
 
-// Per probe point, the number of build points within params.bound, found without pairs: every
-// probe cell looks up its 3^k neighbour cells (its own included, so that in a self-join, probe and
-// build the same index, each point counts itself) and each point's count is written to
-// counts[probe.ids[p]] by the one thread that tests it; no batch, no fold on the calling thread.
-// Units of probe positions go to params.threads threads (the calling thread one of them);
-// keep_going() is polled between units: false stops (CountRun::stopped).
+// Per probe point, the number of build points within params.bound, found without pairs and
+// written to counts[probe.ids[p]]: no batch, no fold on the calling thread. Two inputs: every
+// probe cell looks up its 3^k neighbour cells and each point's count is written by the one thread
+// that tests it. A self-join (probe and build the same index): each pair is tested once, as
+// grid_self_join tests it, and counted for both points atomically, every point counting itself;
+// counts must then be 0 on entry. Units of probe positions go to params.threads threads (the
+// calling thread one of them); keep_going() is polled between units: false stops
+// (CountRun::stopped).
 struct CountRun {
   std::uint64_t candidates = 0;
   std::uint64_t pairs = 0;  // the counts' sum

@@ -17,10 +17,19 @@ struct Block {
   std::size_t bytes;  // mapped
 };
 
-std::mutex cache_mutex;
-std::vector<Block> cached;  // oldest first
-std::size_t held = 0;
-std::size_t limit = 256u << 20;
+// Never destroyed: a block may come back on a thread of dispose_in_background's while the process
+// exits and its static objects are destroyed.
+struct CacheState {
+  std::mutex mutex;
+  std::vector<Block> cached;  // oldest first
+  std::size_t held = 0;
+  std::size_t limit = 256u << 20;
+};
+CacheState& state = *new CacheState;
+std::mutex& cache_mutex = state.mutex;
+std::vector<Block>& cached = state.cached;
+std::size_t& held = state.held;
+std::size_t& limit = state.limit;
 
 std::size_t mapped_size(std::size_t bytes) { return (bytes + kGranule - 1) / kGranule * kGranule; }
 

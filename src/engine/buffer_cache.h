@@ -9,6 +9,11 @@
 #pragma once
 
 #include <cstddef>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+#include "worker_thread.h"
 
 namespace simjoin {
 
@@ -17,6 +22,19 @@ constexpr std::size_t kCachedBlockMin = std::size_t{1} << 20;
 
 void* cached_allocate(std::size_t bytes);
 void cached_deallocate(void* block, std::size_t bytes);
+
+// Destroys `object` (an index of FilledVectors) on a thread of its own, so that handing its
+// blocks back (madvise) overlaps the caller's next work; here when no thread starts.
+template <typename T>
+void dispose_in_background(T&& object) {
+  using Object = std::decay_t<T>;
+  try {
+    start_worker_thread([held = Object(std::forward<T>(object))]() mutable {
+      Object gone = std::move(held);
+    }).detach();
+  } catch (const std::system_error&) {
+  }
+}
 
 void set_buffer_cache_limit(std::size_t bytes);
 std::size_t buffer_cache_limit();

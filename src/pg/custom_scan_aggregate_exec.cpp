@@ -259,7 +259,25 @@ void fold_engine_pairs(AggregateState* as) {
   // Without wild rows no other pair comes: a unique key's groups are the points themselves, but
   // for the NULL keys, one group (as->total); their counts are cleared once folded there.
   as->direct = as->key_unique && st->outer.n_wild == 0 && st->inner.n_wild == 0;
-  for (uint32 p = 0; p < n; ++p) {
+  const Side& outer = st->outer;
+  uint32 n_checked = 0;  // points whose group is settled by the loop over the null flags
+  if (as->direct && outer.values) {
+    // The keys' null flags read in place: a point with a partner is a group unless its key is
+    // NULL (those go into the NULL group).
+    const bool* key_isnull = outer.isnull + as->key_need;
+    for (uint32 p = 0; p < n; ++p) {
+      if (counts[p] == 0) continue;
+      if (!key_isnull[static_cast<Size>(p) * outer.n_need]) {
+        as->group_count++;
+        continue;
+      }
+      const GroupValues values = point_values(counts, min_distance, max_distance, p);
+      fold(&as->total, values.count, values.min_distance, values.max_distance);
+      counts[p] = 0;
+    }
+    n_checked = n;
+  }
+  for (uint32 p = n_checked; p < n; ++p) {
     if (counts[p] == 0) continue;
     if ((p & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
     bool key_null;

@@ -109,6 +109,10 @@ KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref,
 Datum detoast_key(const FormInfo& form, Datum value);
 // Writes ref->dim coordinates to out; call only after classify_key returned KEY_OK.
 void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out);
+// A key that is a point (classify_key's KEY_OK without a box) read into out, which has room for
+// ref->dim coordinates (2 for a geometry when not fixed yet); false for any other key. One parse
+// of a geometry where classify_key and read_key take two.
+bool read_point_key(const FormInfo& form, Datum value, KeyRef* ref, double* out);
 
 // Whether the engine decides the distance clause exactly for two representable (non-wild) keys:
 // simjoin's own operators and functions on real[] / float8[] compute exact_distance (distance.h)

@@ -98,6 +98,25 @@ KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref, KeyExtent
   return dim == ref->dim ? KEY_OK : KEY_WILD;
 }
 
+bool read_point_key(const FormInfo& form, Datum value, KeyRef* ref, double* out) {
+  if (form.kind != KEY_GEOMETRY) {
+    KeyExtent extent;
+    extent.is_box = false;
+    if (classify_key(form, value, ref, &extent) != KEY_OK || extent.is_box) return false;
+    read_key(form, value, *ref, out);
+    return true;
+  }
+  // classify_key's geometry case for a point, the geometry parsed once.
+  const GeoShape g = parse_geometry(value);
+  if (g.kind == GeoShape::Other || !same_srid(ref, g.srid) || g.kind != GeoShape::Point)
+    return false;
+  if (ref->dim < 0) ref->dim = 2;
+  if (ref->dim != 2) return false;
+  out[0] = g.xmin;
+  out[1] = g.ymin;
+  return true;
+}
+
 void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out) {
   switch (form.kind) {
     case KEY_FLOAT_ARRAY:

@@ -238,15 +238,16 @@ class ChunkParser {
     if (shared_.form.kind != KEY_POINT && (VARATT_IS_COMPRESSED(DatumGetPointer(key)) ||
                                            VARATT_IS_EXTERNAL(DatumGetPointer(key))))
       return TUPLE_LEADER;
-    // In place, another dimension is not a point (the chunk's ref was fixed by the leader).
-    if (!key_is_point(shared_.form, key, &chunk.ref)) return TUPLE_GIVE_UP;
-    const size_t dim = static_cast<size_t>(chunk.ref.dim);
     const size_t k = static_cast<size_t>(shared_.n_need);
-    if (chunk.in_place) {
-      read_key(shared_.form, key, chunk.ref, chunk.place.points + r * dim);
+    if (chunk.in_place) {  // another dimension is not a point: the chunk's ref is the leader's
+      const size_t dim = static_cast<size_t>(chunk.ref.dim);
+      if (!read_point_key(shared_.form, key, &chunk.ref, chunk.place.points + r * dim))
+        return TUPLE_GIVE_UP;
       needed_columns(shared_, columns, nulls, chunk.place.values + r * k, chunk.place.nulls + r * k);
       return TUPLE_POINT;
     }
+    if (!key_is_point(shared_.form, key, &chunk.ref)) return TUPLE_GIVE_UP;
+    const size_t dim = static_cast<size_t>(chunk.ref.dim);
     if (chunk.coords.size() < chunk.tuples.size() * dim) chunk.coords.resize(chunk.tuples.size() * dim);
     read_key(shared_.form, key, chunk.ref, chunk.coords.data() + r * dim);
     needed_columns(shared_, columns, nulls, chunk.values.data() + r * k, chunk.nulls.get() + r * k);

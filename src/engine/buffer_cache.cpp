@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <new>
 #include <vector>
@@ -11,6 +13,7 @@ namespace simjoin {
 namespace {
 
 constexpr std::size_t kGranule = std::size_t{1} << 20;  // mapped sizes round up to this
+constexpr auto kDisposalWait = std::chrono::milliseconds(50);  // at most, for blocks on their way
 
 struct Block {
   void* address;
@@ -24,6 +27,8 @@ struct CacheState {
   std::vector<Block> cached;  // oldest first
   std::size_t held = 0;
   std::size_t limit = 256u << 20;
+  int disposing = 0;                 // dispose_in_background's threads still running
+  std::condition_variable disposed;  // one of them ended
 };
 CacheState& state = *new CacheState;
 std::mutex& cache_mutex = state.mutex;
@@ -51,18 +56,24 @@ void* cached_allocate(std::size_t bytes) {
   if (bytes < kCachedBlockMin) return ::operator new(bytes);
   const std::size_t size = mapped_size(bytes);
   {
-    // The smallest held block that fits, if it wastes less than a quarter of itself.
-    std::lock_guard<std::mutex> lock(cache_mutex);
-    auto best = cached.end();
-    for (auto it = cached.begin(); it != cached.end(); ++it)
-      if (it->bytes >= size && it->bytes - size <= it->bytes / 4 &&
-          (best == cached.end() || it->bytes < best->bytes))
-        best = it;
-    if (best != cached.end()) {
-      void* address = best->address;
-      held -= best->bytes;
-      cached.erase(best);
-      return address;
+    std::unique_lock<std::mutex> lock(cache_mutex);
+    for (bool waited = false;; waited = true) {
+      // The smallest held block that fits, if it wastes less than a quarter of itself.
+      auto best = cached.end();
+      for (auto it = cached.begin(); it != cached.end(); ++it)
+        if (it->bytes >= size && it->bytes - size <= it->bytes / 4 &&
+            (best == cached.end() || it->bytes < best->bytes))
+          best = it;
+      if (best != cached.end()) {
+        void* address = best->address;
+        held -= best->bytes;
+        cached.erase(best);
+        return address;
+      }
+      // A join right after another: its index's blocks are on their way back (a few
+      // milliseconds), cheaper to wait for than fresh memory.
+      if (waited || state.disposing == 0) break;
+      state.disposed.wait_for(lock, kDisposalWait, [] { return state.disposing == 0; });
     }
   }
   void* address = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -92,6 +103,19 @@ void cached_deallocate(void* block, std::size_t bytes) {
     drop_over_limit(&dropped);
   }
   for (const Block& b : dropped) unmap(b);
+}
+
+void begin_disposal() {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  state.disposing++;
+}
+
+void end_disposal() {
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    state.disposing--;
+  }
+  state.disposed.notify_all();
 }
 
 void set_buffer_cache_limit(std::size_t bytes) {

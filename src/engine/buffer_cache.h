@@ -25,14 +25,21 @@ void cached_deallocate(void* block, std::size_t bytes);
 
 // Destroys `object` (an index of FilledVectors) on a thread of its own, so that handing its
 // blocks back (madvise) overlaps the caller's next work; here when no thread starts.
+// While such threads run, an allocation that finds no fitting block waits for them (briefly).
+void begin_disposal();
+void end_disposal();
+
 template <typename T>
 void dispose_in_background(T&& object) {
   using Object = std::decay_t<T>;
+  begin_disposal();
   try {
     start_worker_thread([held = Object(std::forward<T>(object))]() mutable {
-      Object gone = std::move(held);
+      { Object gone = std::move(held); }
+      end_disposal();
     }).detach();
   } catch (const std::system_error&) {
+    end_disposal();  // the object went with the lambda, here
   }
 }
 

@@ -1,6 +1,7 @@
 // The engine's buffer cache (buffer_cache.h) and FilledVector, whose large blocks it keeps:
 // reuse of a freed block of a fitting size, the waste rule, the limit (oldest blocks dropped,
-// 0: none kept), reused memory writable, and threads allocating and freeing at once.
+// 0: none kept), reused memory writable, threads allocating and freeing at once, and an
+// allocation waiting for blocks freed in the background.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -30,6 +31,19 @@ class BufferCache : public ::testing::Test {
  private:
   std::size_t saved_ = 0;
 };
+
+// A join right after another: the first index's blocks, freed on a thread of their own, are the
+// second's (its allocation waits for them rather than mapping fresh memory).
+TEST_F(BufferCache, AllocationWaitsForABackgroundDisposal) {
+  for (int round = 0; round < 20; ++round) {
+    FilledVector<double> first(kMiB);  // 8 MiB
+    std::memset(first.data(), 1, kMiB * sizeof(double));
+    const double* block = first.data();
+    dispose_in_background(std::move(first));
+    FilledVector<double> second(kMiB);
+    EXPECT_EQ(second.data(), block) << "round " << round;
+  }
+}
 
 TEST_F(BufferCache, SmallBlocksAreNotKept) {
   void* block = cached_allocate(kCachedBlockMin - 1);

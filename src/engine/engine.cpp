@@ -180,7 +180,7 @@ std::optional<JoinStats> count_on_cpu_grid(const PointSet& counted, const PointS
   // The index's blocks go back to the buffer cache beside the caller's next work (a GROUP BY's
   // groups): giving their pages back (MADV_FREE) costs a few milliseconds.
   dispose_in_background(std::move(probe));
-  dispose_in_background(std::move(build));
+  if (partners) dispose_in_background(std::move(build));
   stats.candidates = run.candidates;
   stats.pairs = run.pairs;
   stats.stopped = run.stopped;

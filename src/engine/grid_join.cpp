@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 
 #include "bounded_distance.h"
+#include "polled_units.h"
 #include "self_pairs.h"
-#include "worker_thread.h"
 
 namespace simjoin {
 namespace {
@@ -247,33 +246,20 @@ CountRun grid_neighbour_counts(const CellIndex& probe, const CellIndex& build, c
   const bool self = &probe == &build;
   const std::size_t unit_points = items_per_unit(n, params.threads, 32, 2048);
   const std::size_t units = (n + unit_points - 1) / unit_points;
-  std::atomic<std::size_t> next_unit{0};
-  std::atomic<bool> stop{false};
-  std::mutex total_mutex;
-  CountRun total;
-  const std::size_t workers = std::max<std::size_t>(
-      1, std::min<std::size_t>(static_cast<std::size_t>(params.threads), units));
-  parallel_for_parts(workers, [&](std::size_t) {
+  std::atomic<std::uint64_t> candidates{0}, pairs{0};
+  const bool done = run_polled_units(units, params.threads, keep_going, [&](std::size_t unit) {
     StencilWalker walker(build, grid);
     std::vector<std::size_t> stencil_cells;
     CountRun run;
-    for (std::size_t unit; (unit = next_unit.fetch_add(1)) < units && !stop.load();) {
-      if (keep_going && !keep_going()) {
-        stop.store(true);
-        break;
-      }
-      const std::size_t first = unit * unit_points, last = std::min(n, first + unit_points);
-      with_metric(params.metric, [&](auto tag) {
-        count_unit<decltype(tag)::value>(probe, build, self, walker, stencil_cells, params.bound,
-                                         first, last, counts, run);
-      });
-    }
-    std::lock_guard<std::mutex> lock(total_mutex);
-    total.candidates += run.candidates;
-    total.pairs += run.pairs;
+    const std::size_t first = unit * unit_points, last = std::min(n, first + unit_points);
+    with_metric(params.metric, [&](auto tag) {
+      count_unit<decltype(tag)::value>(probe, build, self, walker, stencil_cells, params.bound,
+                                       first, last, counts, run);
+    });
+    candidates.fetch_add(run.candidates, std::memory_order_relaxed);
+    pairs.fetch_add(run.pairs, std::memory_order_relaxed);
   });
-  total.stopped = stop.load();
-  return total;
+  return CountRun{candidates.load(), pairs.load(), !done};
 }
 
 PipelineResult grid_self_join(const CellIndex& index, const Grid& grid, const JoinParams& params,

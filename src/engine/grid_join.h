@@ -35,9 +35,8 @@ PipelineResult grid_two_input_join(const CellIndex& build, const CellIndex& prob
 // probe cell looks up its 3^k neighbour cells and each point's count is written by the one thread
 // that tests it. A self-join (probe and build the same index): each pair is tested once, as
 // grid_self_join tests it, and counted for both points atomically, every point counting itself;
-// counts must then be 0 on entry. Units of probe positions go to params.threads threads (the
-// calling thread one of them); keep_going() is polled between units: false stops
-// (CountRun::stopped).
+// counts must then be 0 on entry. Units of probe positions go to params.threads worker threads
+// while the calling thread polls keep_going() (run_polled_units): false stops (CountRun::stopped).
 struct CountRun {
   std::uint64_t candidates = 0;
   std::uint64_t pairs = 0;  // the counts' sum

@@ -191,6 +191,16 @@ Datum point_key(AggregateState* as, uint32 point, bool* isnull) {
   return slot_getattr(slot, as->key_column + 1, isnull);
 }
 
+// Whether an outer point's group key is NULL: its null flag read in place where the values are
+// deformed, else point_key's.
+bool point_key_null(AggregateState* as, uint32 point) {
+  const Side& side = as->join->outer;
+  if (side.values) return side.isnull[static_cast<Size>(point) * side.n_need + as->key_need];
+  bool isnull;
+  point_key(as, point, &isnull);
+  return isnull;
+}
+
 // An outer point's aggregates as a group's (distances 0 where only counts were folded).
 GroupValues point_values(const uint64* counts, const double* min_distance,
                          const double* max_distance, uint32 p) {
@@ -259,39 +269,20 @@ void fold_engine_pairs(AggregateState* as) {
   // Without wild rows no other pair comes: a unique key's groups are the points themselves, but
   // for the NULL keys, one group (as->total); their counts are cleared once folded there.
   as->direct = as->key_unique && st->outer.n_wild == 0 && st->inner.n_wild == 0;
-  const Side& outer = st->outer;
-  uint32 n_checked = 0;  // points whose group is settled by the loop over the null flags
-  if (as->direct && outer.values) {
-    // The keys' null flags read in place: a point with a partner is a group unless its key is
-    // NULL (those go into the NULL group).
-    const bool* key_isnull = outer.isnull + as->key_need;
-    for (uint32 p = 0; p < n; ++p) {
-      if (counts[p] == 0) continue;
-      if (!key_isnull[static_cast<Size>(p) * outer.n_need]) {
-        as->group_count++;
-        continue;
-      }
-      const GroupValues values = point_values(counts, min_distance, max_distance, p);
-      fold(&as->total, values.count, values.min_distance, values.max_distance);
-      counts[p] = 0;
-    }
-    n_checked = n;
-  }
-  for (uint32 p = n_checked; p < n; ++p) {
+  for (uint32 p = 0; p < n; ++p) {
     if (counts[p] == 0) continue;
     if ((p & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
-    bool key_null;
-    const Datum key = point_key(as, p, &key_null);
-    if (as->direct) {
-      if (!key_null) {
-        as->group_count++;
-        continue;
-      }
-      const GroupValues values = point_values(counts, min_distance, max_distance, p);
+    if (as->direct && !point_key_null(as, p)) {  // a group of its own
+      as->group_count++;
+      continue;
+    }
+    const GroupValues values = point_values(counts, min_distance, max_distance, p);
+    if (as->direct) {  // a NULL key: the NULL group
       fold(&as->total, values.count, values.min_distance, values.max_distance);
       counts[p] = 0;
     } else {
-      const GroupValues values = point_values(counts, min_distance, max_distance, p);
+      bool key_null;
+      const Datum key = point_key(as, p, &key_null);
       fold(group_of(as, key, key_null), values.count, values.min_distance, values.max_distance);
     }
     ResetExprContext(as->css.ss.ps.ps_ExprContext);

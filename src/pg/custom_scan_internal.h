@@ -109,7 +109,11 @@ KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref,
 Datum detoast_key(const FormInfo& form, Datum value);
 // Writes ref->dim coordinates to out; call only after classify_key returned KEY_OK.
 void read_key(const FormInfo& form, Datum value, const KeyRef& ref, double* out);
-// A key that is a point (classify_key's KEY_OK without a box) read into out, which has room for
+// Whether a key (not compressed, not out of line) is a point of the join's reference, which its
+// first key fixes (dimension, SRID): what the loads beside the SeqScan take; pure code on the
+// key's bytes, so the parse threads call it too.
+bool key_is_point(const FormInfo& form, Datum key, KeyRef* ref);
+// A key that is a point (key_is_point) read into out, which has room for
 // ref->dim coordinates (2 for a geometry when not fixed yet); false for any other key. One parse
 // of a geometry where classify_key and read_key take two.
 bool read_point_key(const FormInfo& form, Datum value, KeyRef* ref, double* out);

@@ -98,11 +98,15 @@ KeyStatus classify_key(const FormInfo& form, Datum value, KeyRef* ref, KeyExtent
   return dim == ref->dim ? KEY_OK : KEY_WILD;
 }
 
+bool key_is_point(const FormInfo& form, Datum key, KeyRef* ref) {
+  KeyExtent extent;
+  extent.is_box = false;
+  return classify_key(form, key, ref, &extent) == KEY_OK && !extent.is_box;
+}
+
 bool read_point_key(const FormInfo& form, Datum value, KeyRef* ref, double* out) {
   if (form.kind != KEY_GEOMETRY) {
-    KeyExtent extent;
-    extent.is_box = false;
-    if (classify_key(form, value, ref, &extent) != KEY_OK || extent.is_box) return false;
+    if (!key_is_point(form, value, ref)) return false;
     read_key(form, value, *ref, out);
     return true;
   }

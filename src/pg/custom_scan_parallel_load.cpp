@@ -99,12 +99,6 @@ RowResult read_columns(RowReader* reader, const Datum* columns, const bool* null
   return ROW_POINT;
 }
 
-bool key_is_point(const FormInfo& form, Datum key, KeyRef* ref) {
-  KeyExtent extent;
-  extent.is_box = false;
-  return classify_key(form, key, ref, &extent) == KEY_OK && !extent.is_box;
-}
-
 void needed_columns(const LoadShared& shared, const Datum* columns, const bool* nulls,
                     Datum* values, bool* isnull) {
   for (int c = 0; c < shared.n_need; ++c) {

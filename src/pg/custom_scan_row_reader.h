@@ -39,10 +39,6 @@ void free_reader(RowReader* reader);
 RowResult read_columns(RowReader* reader, const Datum* columns, const bool* nulls, Datum* values,
                        bool* isnull);
 RowResult read_row(RowReader* reader, TupleTableSlot* slot, Datum* values, bool* isnull);
-// Whether a key (not compressed, not out of line) is a point of the join's reference, which its
-// first key fixes (dimension, SRID): what the loads beside the SeqScan take; pure code on the
-// key's bytes, so the parse threads call it too.
-bool key_is_point(const FormInfo& form, Datum key, KeyRef* ref);
 // A row's needed columns (shared.need_attno), from its columns (by attribute number - 1).
 void needed_columns(const LoadShared& shared, const Datum* columns, const bool* nulls,
                     Datum* values, bool* isnull);

@@ -7,7 +7,7 @@
 //                 [--estimate-only] [--zsort] [--stats | --dbscan MINPTS] [--host-fold]
 //
 // uniform: [0, range]^dim (range 100 by default); clustered: 100 gaussian blobs in [0, range]^dim,
-// sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of seed 004);
+// sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of Gowanlock and Karsin, DaMoN 2019);
 // directions: n/100 directions in [-1, 1]^dim with noisy copies (for cosine);
 // --zsort: times the SZL index build of the left input with each curve sort (materialized Z keys
 // and the key-free comparator; with --device gpu, the GPU index: radix sorts on key words and the

@@ -1,4 +1,4 @@
-// The float32 prefilter (issue 3): candidate distances are first computed in float on a shifted
+// The float32 prefilter: candidate distances are first computed in float on a shifted
 // float copy of the points, and a candidate is REJECTED only when its float sum exceeds a proven
 // upper bound on what the float sum of any matching pair can be. Every other candidate (the
 // matches and a thin band around the bound) is decided, and its distance reported, by the exact

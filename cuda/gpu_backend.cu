@@ -1,4 +1,4 @@
-// simjoin::gpu::run_join: the engine's join on the GPU: eps-grid (seeds 002, 004), brute force, or
+// simjoin::gpu::run_join: the engine's join on the GPU: eps-grid (Gowanlock and Karsin, IPDPSW 2018 and DaMoN 2019), brute force, or
 // on request the Set-of-Z-Lists join (szl_index.cuh, szl_join_kernel.cuh).
 #include "gpu_backend.h"
 
@@ -228,7 +228,7 @@ void run_grid(const PointSet& left, const PointSet* right, const JoinSpec& spec,
   GridGeometry geometry = plan_geometry;
   stats.indexed_dims = geometry.k;
   CudaStream stream;
-  // Two inputs: the grid on the smaller one, probed by the other (seed 001's choice).
+  // Two inputs: the grid on the smaller one, probed by the other (the choice of Lieberman et al., ICDE 2008).
   const bool index_is_left = right == nullptr || left.n <= right->n;
   const PointSet& indexed = index_is_left ? left : *right;
   const SortedPoints index_points = upload_and_sort(indexed, geometry, stream.get());

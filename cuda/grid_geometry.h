@@ -12,7 +12,7 @@ namespace simjoin::gpu {
 
 // At most this many dimensions are indexed: the stencil visits 3^(k-1) rows of cells per query.
 constexpr int kMaxIndexedDims = 8;
-// Masks M (seed 002) are kept for dimensions of at most this many cells.
+// Masks M (Gowanlock and Karsin, IPDPSW 2018) are kept for dimensions of at most this many cells.
 constexpr std::int64_t kMaxMaskCells = std::int64_t(1) << 24;
 
 struct GridGeometry {

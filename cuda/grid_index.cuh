@@ -1,4 +1,4 @@
-// The eps-grid index, built on the GPU (seed 002): each input's finite points sorted by cell key
+// The eps-grid index, built on the GPU (Gowanlock and Karsin, IPDPSW 2018): each input's finite points sorted by cell key
 // (CUB radix sort), and for the indexed input the non-empty cells (run-length encoding of the
 // sorted keys) with their point ranges and the per-dimension masks M.
 #pragma once
@@ -13,7 +13,7 @@
 namespace simjoin::gpu {
 
 // One input's points with all coordinates finite, in ascending cell-key order (the lookup array
-// A of seed 002, with the coordinates copied alongside so that a cell's points are contiguous).
+// A of Gowanlock and Karsin (IPDPSW 2018), with the coordinates copied alongside so that a cell's points are contiguous).
 struct SortedPoints {
   DeviceBuffer<double> coords;       // n_finite rows of `dim` values, stored dimension order
   DeviceBuffer<std::uint32_t> ids;   // each row's index in the input
@@ -21,7 +21,7 @@ struct SortedPoints {
   std::uint32_t n_finite = 0;
 };
 
-// The non-empty cells of the indexed input (lookup arrays B and G of seed 002).
+// The non-empty cells of the indexed input (lookup arrays B and G of Gowanlock and Karsin, IPDPSW 2018).
 struct CellIndex {
   DeviceBuffer<std::uint64_t> keys;   // ascending
   DeviceBuffer<std::uint32_t> start;  // first row of each cell in SortedPoints; [num_cells] = n

@@ -1,4 +1,4 @@
-// The per-thread eps-grid join kernel (one query point per thread over its stencil, seed 002) and
+// The per-thread eps-grid join kernel (one query point per thread over its stencil, Gowanlock and Karsin, IPDPSW 2018) and
 // the producer's launches, which pick it or the tiled kernel (grid_tile_kernel.cuh).
 #include "grid_join_kernel.cuh"
 

@@ -1,4 +1,4 @@
-// The eps-grid join (seed 002): each query point searches the non-empty cells of its 3^k stencil
+// The eps-grid join (Gowanlock and Karsin, IPDPSW 2018): each query point searches the non-empty cells of its 3^k stencil
 // (grid_stencil.cuh), unicomp for self-joins (each pair of cells once). Two kernels: one query per
 // thread (small cells), or blocks of queries of one cell sharing tiles of candidates staged in
 // shared memory (large cells: high dimensions, where the grid prunes little).

@@ -36,13 +36,7 @@ steps=" ${*:-first-join regress concurrent gtest} "
 source scripts/device_pg_up.sh || exit 1  # the bundle, PostGIS, the cluster
 export CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
 { make -j16 && make install; } >"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
-su pgu -s /bin/bash -c "LD_LIBRARY_PATH=$LD_LIBRARY_PATH /usr/lib/postgresql/15/bin/pg_ctl -D /tmp/pgdata -l /tmp/pg.log -w \
-  -o \"-k /tmp -c listen_addresses= -c shared_preload_libraries=simjoin -c max_connections=200\" restart" >/dev/null ||
-  { tail -20 /tmp/pg.log; exit 1; }
-for _ in $(seq 1 100); do
-  [ "$(psql -AtqX -c "CREATE EXTENSION IF NOT EXISTS simjoin; SELECT gpu_available FROM simjoin_device_info()" 2>/dev/null | tail -1)" = t ] && break
-  sleep 0.1
-done
+restart_preloaded 200 || exit 1
 psql -X -c "SELECT * FROM simjoin_device_info()" -c "SELECT * FROM simjoin_devices()" | tee "$OUT/devices.txt"
 grep simjoin /tmp/pg.log | head -5
 

@@ -3,8 +3,9 @@
 # builds, runs the engine's GoogleTest suite, starts a throwaway PostgreSQL 15 cluster, runs the
 # pg_regress suite (test/sql, expected/), the isolation specs (test/isolation), the pgTAP suite
 # (test/pgtap), the README's SQL blocks (test/readme) and a bounded run of the differential fuzzer
-# (test/fuzz), and tears it down; then the GPU service's tests (test/service) on a second,
-# preloaded cluster, and the Debian package.
+# (test/fuzz, some sessions ended mid-query), and tears it down; then the GPU service's tests
+# (test/service) on a second, preloaded cluster, sessions ended mid-join (test/session_death), and
+# the Debian package.
 # Ends with one line "simjoin: N passed, M failed". Exit status 0 only if all passed.
 #   SIMJOIN_NO_APT=1         skip package installation (a machine without apt, e.g. the GPU one)
 #   SIMJOIN_TEST_DEVICE=gpu  run the SQL suites with simjoin.device = gpu (default: the setting's)
@@ -102,6 +103,7 @@ fuzz=${SIMJOIN_FUZZ_BIN:-build/simjoin_fuzz}  # the GPU machine carries one buil
 if [ -n "${SIMJOIN_FUZZ_BIN:-}" ] || make -s build/simjoin_fuzz >"$log_dir/fuzz-build.log" 2>&1; then
   for seed in ${SIMJOIN_FUZZ_SEEDS:-1 2 3}; do
     if "$fuzz" --seed "$seed" --queries "${SIMJOIN_FUZZ_QUERIES:-500}" --lenient-data-errors \
+         --end-sessions "${SIMJOIN_FUZZ_END_SESSIONS:-10}" \
          --log "$log_dir/fuzz-failures.log" >"$log_dir/fuzz-$seed.log" 2>&1; then
       passed=$((passed + 1))
     else
@@ -126,6 +128,19 @@ if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
   grep -E '^not ok|^service: ' "$log_dir/service.log"
   p=$(grep -cE '^ok ' "$log_dir/service.log"); f=$(grep -cE '^not ok ' "$log_dir/service.log")
   grep -q '^service: ' "$log_dir/service.log" || f=$((f + 1))
+  passed=$((passed + p)); failed=$((failed + f))
+fi
+
+# Sessions ended mid-join (test/session_death): pg_terminate_backend and dropped connections at
+# random moments of every form's life, on a plain and a preloaded cluster; no crash restart, no
+# lease or service job left. Bounded here; longer campaigns with --rounds and --seed.
+if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
+  echo "== session death (test/session_death), ${SIMJOIN_SESSION_DEATH_ROUNDS:-60} rounds a cluster"
+  SIMJOIN_TEST_LOGS=$log_dir bash test/session_death/session_death.sh --rounds "${SIMJOIN_SESSION_DEATH_ROUNDS:-60}" \
+    >"$log_dir/session_death.log" 2>&1
+  grep -E '^(ok|not ok) ' "$log_dir/session_death.log"
+  p=$(grep -cE '^ok ' "$log_dir/session_death.log"); f=$(grep -cE '^not ok ' "$log_dir/session_death.log")
+  grep -q '^session_death: ' "$log_dir/session_death.log" || f=$((f + 1))
   passed=$((passed + p)); failed=$((failed + f))
 fi
 

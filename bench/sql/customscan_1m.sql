@@ -1,4 +1,4 @@
--- SimilarityJoin custom scan vs PostgreSQL's best native plan on large tables (issue 4).
+-- SimilarityJoin custom scan vs PostgreSQL's best native plan on large tables.
 --   psql -v set=places   -f bench/sql/customscan_1m.sql   2-D places: GeoNames cities500 x 5
 --   psql -v set=uniform3 -f bench/sql/customscan_1m.sql   3-D uniform points, cube
 --   psql -v set=cluster16 -f bench/sql/customscan_1m.sql  16-D clustered points, cube

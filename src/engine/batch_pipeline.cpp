@@ -32,9 +32,16 @@ PairBatch OwnedPairBatch::view() const {
 BatchQueue::BatchQueue(std::size_t capacity, std::size_t producers)
     : capacity_(std::max<std::size_t>(1, capacity)), producers_left_(producers) {}
 
+bool BatchQueue::stop_requested() const {
+  return stop_.load(std::memory_order_relaxed) || threads_abandoned();
+}
+
 bool BatchQueue::push(OwnedPairBatch& batch) {
   std::unique_lock<std::mutex> lock(mutex_);
-  not_full_.wait(lock, [&] { return stop_requested() || full_.size() < capacity_; });
+  // In slices: an abandonment (the process exiting) wakes nobody.
+  while (!not_full_.wait_for(lock, std::chrono::milliseconds(20),
+                             [&] { return stop_requested() || full_.size() < capacity_; })) {
+  }
   if (stop_requested()) return false;
   full_.push_back(std::move(batch));
   batch = OwnedPairBatch();
@@ -128,6 +135,7 @@ DrainResult drain_to_sink(BatchQueue& queue, PairSink& sink, std::chrono::millis
       break;
     }
   }
+  if (threads_abandoned()) result.stopped = true;
   if (result.stopped) queue.request_stop();
   return result;
 }

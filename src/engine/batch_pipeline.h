@@ -48,7 +48,8 @@ class BatchQueue {
   // stop was requested. On success `batch` is replaced by an empty recycled buffer.
   bool push(OwnedPairBatch& batch);
   void producer_done();
-  bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
+  // Also once the process abandons its threads (worker_thread.h).
+  bool stop_requested() const;
 
   // Either side: raise the stop flag and wake everyone.
   void request_stop();

@@ -1,4 +1,4 @@
-// The match test with early exit (SHORTC, seed 004): exactly `accumulate_distance(a, b) <= bound`
+// The match test with early exit (SHORTC, Gowanlock and Karsin, DaMoN 2019): exactly `accumulate_distance(a, b) <= bound`
 // of distance.h, but it stops as soon as a partial value exceeds the bound. That is allowed because
 // the partial values never decrease (non-negative terms, monotone rounding), so a partial value above
 // the bound implies a final one above it (or NaN, which fails the test too).

@@ -1,4 +1,4 @@
-// One input's points grouped by eps-grid cell (seed 002): only non-empty cells are stored, as a
+// One input's points grouped by eps-grid cell (Gowanlock and Karsin, IPDPSW 2018): only non-empty cells are stored, as a
 // sorted array of linear cell keys with per-cell point ranges; lookups gallop from the last one.
 #pragma once
 
@@ -48,7 +48,7 @@ struct CellIndex {
   FilledVector<std::uint32_t> cell_begin;
   FilledVector<std::int64_t> cell_coords;  // cell_keys.size() x k
   // Per indexed dimension: bit c set when some point has cell coordinate c there (the masks M of
-  // seed 002). Empty for a dimension with too many cells to be worth a bitmap (no pruning there).
+  // Gowanlock and Karsin, IPDPSW 2018). Empty for a dimension with too many cells to be worth a bitmap (no pruning there).
   std::vector<std::vector<std::uint64_t>> occupied;
 
   std::size_t cell_count() const { return cell_keys.size(); }

@@ -1,4 +1,4 @@
-// Cutting an input into chunks of consecutive points for the chunked join (seed 001, section V-B),
+// Cutting an input into chunks of consecutive points for the chunked join (Lieberman, Sankaranarayanan and Samet, ICDE 2008, section V-B),
 // and the exact test that two chunks hold no pair within eps.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The join of inputs larger than the device memory (seed 001, section V-B): both sides are cut into
+// The join of inputs larger than the device memory (Lieberman, Sankaranarayanan and Samet, ICDE 2008, section V-B): both sides are cut into
 // chunks, and every pair of chunks that can hold a match is joined on its own.
 #pragma once
 

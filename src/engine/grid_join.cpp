@@ -76,7 +76,7 @@ class StencilWalker {
   std::vector<std::size_t> cursors_;    // per stencil slot, across collects
 };
 
-// SORTIDU (seed 004): in a cell sorted on the un-indexed dimension order[k], the points whose term
+// SORTIDU (Gowanlock and Karsin, DaMoN 2019): in a cell sorted on the un-indexed dimension order[k], the points whose term
 // in that dimension alone is within the bound form one contiguous range (fl(c - v) is monotone in
 // c), and a point outside it cannot match (each term is at most the accumulated value).
 constexpr std::size_t kSortiduMinCell = 32;  // smaller cells are scanned whole

@@ -1,4 +1,4 @@
-// The multithreaded CPU eps-grid join (seeds 002 and 004) over CellIndex structures.
+// The multithreaded CPU eps-grid join (Gowanlock and Karsin, IPDPSW 2018 and DaMoN 2019) over CellIndex structures.
 #pragma once
 
 #include <cstdint>

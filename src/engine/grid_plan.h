@@ -1,4 +1,4 @@
-// The eps-grid's shape, shared by the CPU grid join and the GPU backend (seeds 002 and 004):
+// The eps-grid's shape, shared by the CPU grid join and the GPU backend (Gowanlock and Karsin, IPDPSW 2018 and DaMoN 2019):
 // which dimensions are indexed, in what order, and the cell geometry.
 #pragma once
 
@@ -27,7 +27,7 @@ struct GridPlan {
 };
 
 // Chooses the plan for joining left with right (nullptr: self-join). requested_k > 0 forces k
-// (capped at dim); 0 chooses k from a sample (seed 004). Only points whose coordinates are all
+// (capped at dim); 0 chooses k from a sample (Gowanlock and Karsin, DaMoN 2019). Only points whose coordinates are all
 // finite are considered; eps must be finite and >= 0. The pass over all points runs on up to
 // `threads` threads (0: one per core).
 GridPlan plan_grid(const PointSet& left, const PointSet* right, double eps, Metric metric,

@@ -35,7 +35,7 @@ bool run_polled_units(std::size_t units, int threads, const KeepGoing& keep_goin
   auto body = [&] {
     try {
       for (;;) {
-        if (stop.load(std::memory_order_relaxed)) break;
+        if (stop.load(std::memory_order_relaxed) || threads_abandoned()) break;
         const std::size_t unit = next.fetch_add(1, std::memory_order_relaxed);
         if (unit >= units) break;
         work(unit);
@@ -93,7 +93,7 @@ bool run_polled_units(std::size_t units, int threads, const KeepGoing& keep_goin
   for (std::thread& worker : started) worker.join();
   if (poll_error) std::rethrow_exception(poll_error);
   if (first_error) std::rethrow_exception(first_error);
-  return !stopped;
+  return !stopped && !threads_abandoned();
 }
 
 }  // namespace simjoin

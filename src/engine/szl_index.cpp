@@ -45,7 +45,7 @@ void for_each_parallel(std::size_t count, int threads, const Body& body) {
   std::mutex error_mutex;
   std::exception_ptr first_error;
   auto loop = [&]() noexcept {
-    for (std::size_t j; (j = next.fetch_add(1)) < count;) {
+    for (std::size_t j; !threads_abandoned() && (j = next.fetch_add(1)) < count;) {
       try {
         body(j);
       } catch (...) {

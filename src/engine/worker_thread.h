@@ -1,19 +1,44 @@
-// Starting the engine's worker threads with every signal blocked, so that the host process's
+// The engine's worker threads: started with every signal blocked, so that the host process's
 // signal handlers (PostgreSQL's cancel, timeout and shutdown handlers) always run on the thread
-// that called the engine, never on a worker.
+// that called the engine, never on a worker; and counted while they run, so that a host that
+// exits without unwinding (PostgreSQL's FATAL: proc_exit from deep inside the executor) can stop
+// them all and wait for them before it frees the memory they read (abandon_threads_and_wait).
 #pragma once
 
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace simjoin {
+
+// True once the process is ending (abandon_threads_and_wait was called): every loop and wait of
+// an engine thread stops at its next poll, and the work it leaves is never read.
+bool threads_abandoned() noexcept;
+
+// Asks every engine thread of the process to stop and waits until none runs, at most `limit`;
+// false if some still ran then (the caller may wait again). For the host's exit path only: the
+// engine's threads stop for good, the calling thread's own engine calls (if any) are abandoned.
+bool abandon_threads_and_wait(std::chrono::milliseconds limit);
+
+// Engine threads of the process running now.
+int running_worker_threads() noexcept;
+
+namespace detail {
+void worker_thread_started() noexcept;
+void worker_thread_ended() noexcept;
+struct CountedThread {
+  ~CountedThread() { worker_thread_ended(); }
+};
+}  // namespace detail
 
 template <typename Function, typename... Args>
 std::thread start_worker_thread(Function&& function, Args&&... args) {
@@ -21,9 +46,17 @@ std::thread start_worker_thread(Function&& function, Args&&... args) {
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &previous);  // the new thread inherits this mask
   std::thread worker;
+  detail::worker_thread_started();
   try {
-    worker = std::thread(std::forward<Function>(function), std::forward<Args>(args)...);
+    // Counted until its last statement: nothing after it touches the caller's memory.
+    worker = std::thread(
+        [](std::decay_t<Function> body, std::decay_t<Args>... arguments) {
+          detail::CountedThread counted;
+          std::invoke(std::move(body), std::move(arguments)...);
+        },
+        std::forward<Function>(function), std::forward<Args>(args)...);
   } catch (...) {
+    detail::worker_thread_ended();
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     throw;
   }

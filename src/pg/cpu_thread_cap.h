@@ -2,7 +2,8 @@
 // start one thread per core would oversubscribe the machine. A join leases its threads from a
 // counter in the service's shared memory and returns them when it ends; a join that finds the
 // threads taken runs on fewer, at least one. Without the library preloaded there is no counter
-// and a join runs on the threads it asks for.
+// and a join runs on the threads it asks for, at most the cap (the machine's cores by default).
+// A backend that exits without unwinding returns what it still holds (session_exit.h).
 #pragma once
 
 #include "types.h"
@@ -24,6 +25,10 @@ class CpuThreadLease {
   int count_ = 0;
   int leased_ = 0;  // taken from the shared counter
 };
+
+// Returns to the shared counter every lease this backend still holds (its exit, after its
+// threads stopped: the leases' destructors will not run).
+void return_cpu_thread_leases();
 
 // The threads a lease taken now would get (a snapshot: for Device::Auto's estimate).
 int cpu_threads_free(int requested);

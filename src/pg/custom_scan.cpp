@@ -1,4 +1,4 @@
-// The SimilarityJoin custom scan provider (issue 4): the join path hook and costing.
+// The SimilarityJoin custom scan provider: the join path hook and costing.
 //
 // For an inner, LEFT, semi- or anti-join whose clauses hold a distance clause
 // (custom_scan_match.h: f(dist(x, y)) <= c, < c, c >= f(dist), c > f(dist), or PostGIS

@@ -31,6 +31,7 @@ extern "C" {
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
 }
@@ -120,14 +121,19 @@ bool not_null_column(PlannerInfo* root, RelOptInfo* joinrel, Expr* expr) {
 }
 
 // Whether a unique, immediate, non-partial index on exactly this column proves it unique among
-// its table's rows (NULLs aside): each outer point is then its own group.
-bool unique_column(PlannerInfo* root, const Var* var) {
+// its table's rows (NULLs aside) under the GROUP BY's equality: each outer point is then its own
+// group. The index's equality must be the grouping's operator, and no finer than its collation:
+// under a deterministic collation equal means identical, so any collation's uniqueness will do;
+// under a nondeterministic one ('a' = 'A' case-insensitively) only an index of that collation.
+bool unique_column(PlannerInfo* root, const Var* var, Oid eq_operator, Oid collation) {
   RelOptInfo* rel = find_base_rel(root, var->varno);
+  const bool any_collation = !OidIsValid(collation) || get_collation_isdeterministic(collation);
   ListCell* lc;
   foreach (lc, rel->indexlist) {
     const IndexOptInfo* index = lfirst_node(IndexOptInfo, lc);
     if (index->unique && index->immediate && index->indpred == NIL && index->nkeycolumns == 1 &&
-        index->indexkeys[0] == var->varattno)
+        index->indexkeys[0] == var->varattno && op_in_opfamily(eq_operator, index->opfamily[0]) &&
+        (any_collation || index->indexcollations[0] == collation))
       return true;
   }
   return false;
@@ -307,7 +313,8 @@ void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* 
       key ? estimate_num_groups(root, list_make1(key), Max(grouped_rows, 1.0), nullptr, nullptr)
           : 1;
   // (a left join's groups without a partner come from the child: never read in place)
-  const bool unique = key && facts.jointype == JOIN_INNER && unique_column(root, key);
+  const bool unique = key && facts.jointype == JOIN_INNER &&
+                      unique_column(root, key, eq_operator, exprCollation(reinterpret_cast<Node*>(key)));
   const Cost folded = join->path.total_cost - pairs * cpu_tuple_cost +
                       (key && !unique ? grouped_rows * 2 * cpu_operator_cost : 0) +
                       list_length(aggs) * groups * cpu_operator_cost;

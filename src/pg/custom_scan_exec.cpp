@@ -21,7 +21,7 @@
 // anywhere (the context goes away with the query) also stops and joins the producer before the
 // coordinates it reads are freed.
 //
-// Delivery (issue 4): an engine pair that needs no clause check (exact operator, no other join
+// Delivery: an engine pair that needs no clause check (exact operator, no other join
 // clause) is a copy of a few Datums: fast_scan takes it from the current batch and writes the
 // needed columns of both rows, deformed once per stored row (deform_side), straight into the
 // result slot when the targetlist is plain columns (project_engine_pair), bypassing ExecScan's

@@ -1,4 +1,4 @@
-// Internals of the SimilarityJoin custom scan (issue 4), shared by its planner part
+// Internals of the SimilarityJoin custom scan, shared by its planner part
 // (custom_scan.cpp), its executor (custom_scan_exec.cpp and the files custom_scan_state.h lists),
 // the recognized distance forms (custom_scan_forms.cpp; their keys: custom_scan_keys.h) and the
 // planning-time sample estimate (custom_scan_sample.cpp).

@@ -89,7 +89,7 @@ struct Reader {
 
 }  // namespace
 
-GeoShape parse_geometry(Datum value, bool geodetic) {
+GeoShape parse_geometry(Datum value, bool geodetic, double point_limit) {
   GeoShape shape{GeoShape::Other, 0, 0, 0, 0, 0};
   Size size;
   const char* data = varlena_data(value, &size);
@@ -119,8 +119,8 @@ GeoShape parse_geometry(Datum value, bool geodetic) {
     std::memcpy(&shape.ymin, data + offset + 8 + sizeof(double), sizeof(double));
     shape.xmax = shape.xmin;
     shape.ymax = shape.ymin;
-    shape.kind = coordinate_ok(shape.xmin) && coordinate_ok(shape.ymin) ? GeoShape::Point
-                                                                        : GeoShape::Other;
+    const auto within = [point_limit](double x) { return std::isfinite(x) && std::fabs(x) <= point_limit; };
+    shape.kind = within(shape.xmin) && within(shape.ymin) ? GeoShape::Point : GeoShape::Other;
     return shape;
   }
   // Any other geometry: the box of its vertices, computed exactly in doubles (the float box

@@ -48,7 +48,9 @@ struct GeoShape {
 };
 
 // geodetic: a geography's serialization (a geometry's otherwise; the other is wild).
-GeoShape parse_geometry(Datum value, bool geodetic = false);
+// point_limit: a point's largest coordinate magnitude (beyond it the point is Other); the
+// engine's DBSCAN takes any finite point, the custom scan's sums of squares stop at kHuge.
+GeoShape parse_geometry(Datum value, bool geodetic = false, double point_limit = kHuge);
 
 // custom_scan_key_geography.cpp: a geography point's unit normal (3 coordinates) and SRID.
 int geography_point(Datum value, double* out, int32* srid);

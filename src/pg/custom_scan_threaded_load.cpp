@@ -190,7 +190,11 @@ class ChunkParser {
       Chunk* chunk = nullptr;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        work_.wait(lock, [&] { return stop_ || (chunk = claim()) != nullptr; });
+        // In slices: the process's abandonment of its threads (a FATAL exit) wakes nobody.
+        while (!work_.wait_for(lock, kInterruptPoll, [&] {
+          return stop_ || threads_abandoned() || (chunk = claim()) != nullptr;
+        })) {
+        }
         if (!chunk) return;
       }
       parse(*chunk);

@@ -4,6 +4,8 @@ extern "C" {
 #include "executor/tuptable.h"
 }
 
+#include <cmath>
+
 #include "custom_scan_keys.h"
 
 namespace simjoin::pg {
@@ -29,7 +31,8 @@ void read_geometry_row(TupleTableSlot* slot, void* arg) {
     rows->builder->append_null_key(key_value);
     return;
   }
-  const cs::GeoShape shape = cs::parse_geometry(geometry);
+  // Any finite coordinates, as simjoin_dbscan takes them from float8[] (and ST_ClusterDBSCAN).
+  const cs::GeoShape shape = cs::parse_geometry(geometry, false, HUGE_VAL);
   if (shape.kind != cs::GeoShape::Point)
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
                     errmsg("simjoin: the geometry of key " INT64_FORMAT " in table \"%s\" is %s",

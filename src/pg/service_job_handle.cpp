@@ -106,6 +106,7 @@ void ServiceJobHandle::submit(std::uint64_t want_bytes, std::uint64_t candidates
     slot.job_id = shared->next_job_id++;
     slot.kind = static_cast<std::uint32_t>(job_->kind);
     slot.backend_pid = MyProcPid;
+    slot.role = GetUserId();
     slot.backend_latch = MyLatch;
     slot.segment = dsm_segment_handle(segment_);
     slot.submitted_at = GetCurrentTimestamp();

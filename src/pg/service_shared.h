@@ -53,6 +53,7 @@ struct JobSlot {
   std::uint64_t job_id;
   std::uint32_t kind;           // JobKind (service_job.h)
   std::int32_t backend_pid;
+  Oid role;                     // the submitting session's user: who may see the job's details
   Latch* backend_latch;         // the backend's process latch (main segment)
   dsm_handle segment;
   TimestampTz submitted_at;

@@ -6,6 +6,9 @@ extern "C" {
 #include "fmgr.h"
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "catalog/pg_authid.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
@@ -88,6 +91,7 @@ extern "C" Datum simjoin_jobs(PG_FUNCTION_ARGS) {
     const uint64 job_id = slot.job_id;
     const JobKind kind = static_cast<JobKind>(slot.kind);
     const int32 pid = slot.backend_pid;
+    const Oid role = slot.role;
     const int32 device = slot.device;
     const uint64 reserved = slot.reserved_bytes, wanted = slot.want_bytes;
     const uint64 estimate = slot.candidates_estimate;
@@ -96,6 +100,11 @@ extern "C" Datum simjoin_jobs(PG_FUNCTION_ARGS) {
     if (state == JobState::Free) continue;
     Datum values[13];
     bool nulls[13] = {false};
+    // pg_stat_activity's rule: another role's job shows its id, state, device and kind, and its
+    // session, sizes, progress and times only to members of that role or of pg_read_all_stats.
+    const bool details = has_privs_of_role(GetUserId(), role) ||
+                         has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+    for (int column : {1, 4, 5, 6, 7, 8, 9, 10, 11}) nulls[column] = !details;
     values[0] = Int64GetDatum(static_cast<int64>(job_id));
     values[1] = Int32GetDatum(pid);
     values[2] = CStringGetTextDatum(job_state_name(state));

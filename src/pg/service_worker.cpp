@@ -1,6 +1,7 @@
 // The GPU service: a background worker, the only process of the cluster that calls CUDA. Its main
 // thread (a PostgreSQL process thread: latches, DSM, settings) admits queued jobs against the
-// device ledgers, in submission order, and attaches their segments; each admitted job runs the
+// device ledgers (in submission order, younger jobs that fit going before one that does not until
+// it has waited 5 s) and attaches their segments; each admitted job runs the
 // engine on a runner thread (no PostgreSQL call there: only atomics, memcpy and SetLatch, which
 // is signal-safe), which publishes a join's result batches into the job's ring (service_job.h),
 // or writes an aggregate's per-point arrays into its segment (service_aggregate_job.h).
@@ -356,7 +357,23 @@ bool start_devices(ServiceShared* shared, bool cpu_device) {
   return true;
 }
 
-// Admits queued jobs in submission order while the oldest fits its device's ledger.
+// A queued job that does not fit lets younger ones that fit go first (backfill) until it has
+// waited this long; then no younger job starts before it, and the ledger drains for it.
+constexpr TimestampTz kQueueAgingMicros = 5 * USECS_PER_SEC;
+
+// The device with the most ledger room.
+int roomiest_device(const ServiceShared* shared) {
+  int device = 0;
+  for (int d = 1; d < shared->n_devices; ++d) {
+    const DeviceLedger& a = shared->devices[d];
+    const DeviceLedger& b = shared->devices[device];
+    if (a.limit_bytes - a.reserved_bytes > b.limit_bytes - b.reserved_bytes) device = d;
+  }
+  return device;
+}
+
+// Admits queued jobs in submission order, each that fits its device's ledger; one that does not
+// fit is overtaken by younger ones that do until it has waited kQueueAgingMicros.
 void admit_jobs(bool cpu_device) {
   ServiceShared* shared = service_shared();
   for (;;) {
@@ -364,7 +381,8 @@ void admit_jobs(bool cpu_device) {
     std::uint64_t grant = 0;
     int device = 0;
     SpinLockAcquire(&shared->mutex);
-    std::uint64_t oldest = UINT64_MAX;
+    int queued[kMaxJobs];
+    int n_queued = 0;
     for (int s = 0; s < kMaxJobs; ++s) {
       JobSlot& slot = shared->jobs[s];
       if (static_cast<JobState>(slot.state.load()) != JobState::Queued) continue;
@@ -374,18 +392,14 @@ void admit_jobs(bool cpu_device) {
         free_slot_if_released(&slot);
         continue;
       }
-      if (slot.job_id < oldest) {
-        oldest = slot.job_id;
-        chosen = s;
-      }
+      queued[n_queued++] = s;
     }
-    if (chosen >= 0) {
-      JobSlot& slot = shared->jobs[chosen];
-      for (int d = 1; d < shared->n_devices; ++d) {  // the least loaded device
-        const DeviceLedger& a = shared->devices[d];
-        const DeviceLedger& b = shared->devices[device];
-        if (a.limit_bytes - a.reserved_bytes > b.limit_bytes - b.reserved_bytes) device = d;
-      }
+    std::sort(queued, queued + n_queued,
+              [&](int a, int b) { return shared->jobs[a].job_id < shared->jobs[b].job_id; });
+    const TimestampTz now = GetCurrentTimestamp();
+    for (int q = 0; q < n_queued && chosen < 0; ++q) {
+      JobSlot& slot = shared->jobs[queued[q]];
+      device = roomiest_device(shared);
       DeviceLedger& ledger = shared->devices[device];
       grant = std::min(slot.want_bytes, ledger.limit_bytes);
       if (ledger.reserved_bytes + grant <= ledger.limit_bytes) {
@@ -393,10 +407,11 @@ void admit_jobs(bool cpu_device) {
         ledger.running_jobs++;
         slot.device = device;
         slot.reserved_bytes = grant;
-        slot.started_at = GetCurrentTimestamp();
+        slot.started_at = now;
         slot.state.store(static_cast<std::uint32_t>(JobState::Running));
-      } else {
-        chosen = -1;  // the oldest waits; so do the younger (no overtaking)
+        chosen = queued[q];
+      } else if (now - slot.submitted_at >= kQueueAgingMicros) {
+        break;  // it has waited long enough: the younger wait behind it
       }
     }
     const dsm_handle handle = chosen >= 0 ? shared->jobs[chosen].segment : 0;

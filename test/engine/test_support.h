@@ -62,7 +62,7 @@ inline Points uniform_points(std::size_t n, std::size_t dim, double lo, double h
   return points;
 }
 
-// Exponential coordinates with rate `lambda`, clipped to 1 (seed 004's synthetic sets).
+// Exponential coordinates with rate `lambda`, clipped to 1 (the synthetic sets of Gowanlock and Karsin, DaMoN 2019).
 inline Points exponential_points(std::size_t n, std::size_t dim, double lambda, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::exponential_distribution<double> coord(lambda);

@@ -58,6 +58,7 @@ struct Options {
   bool lenient_data_errors = false;  // one-sided SQLSTATE 22xxx errors: notes, not failures
   std::string library = "simjoin";  // LOADed by each session
   std::string only;            // only queries whose "form; shape" contains it
+  double end_sessions = 0;     // the share of queries rerun in a session ended mid-query (0-1)
 };
 
 class Db {
@@ -89,7 +90,9 @@ struct Coverage {
 
 struct Stats {
   long long queries = 0, differences = 0, crashes = 0, one_sided_timeouts = 0, both_failed = 0;
-  long long data_errors = 0;  // one-sided data exceptions under --lenient-data-errors
+  long long data_errors = 0;
+  long long sessions_ended = 0;  // --end-sessions: sessions ended mid-query (crashes count above)
+  long long sessions_after_query = 0;  // --end-sessions: ended after their query had finished  // one-sided data exceptions under --lenient-data-errors
   // the custom scan agreed with PostgreSQL's plan without index scans, not with the one using an
   // index: the index disagrees with its own operator (cube or PostGIS on infinite coordinates)
   long long index_disagreements = 0;
@@ -101,5 +104,17 @@ struct Stats {
 // Runs q with the custom scan on and off, compares, prints a failure. Returns false on a failure.
 bool check_query(Db& db, const Query& q, const Round& round, const Options& opts, Stats* stats,
                  long long qno, int round_no);
+
+// session_end.cpp (--end-sessions): reruns q with the custom scan on in a session of its own and
+// ends that session at a random moment within 1.2 x full_ms (drop or pg_terminate_backend);
+// false (a failure printed, a crash counted) when the server restarted or the session stayed.
+bool end_session_mid_query(Db& db, const Query& q, const Options& opts, const std::string& session_sql,
+                           double full_ms, Rng& rng, Stats* stats, long long qno);
+
+// session_end.cpp (--end-sessions): reruns q with the custom scan on in a session of its own and
+// ends that session at a random moment within 1.2 x full_ms (drop or pg_terminate_backend);
+// false (a failure printed, a crash counted) when the server restarted or the session stayed.
+bool end_session_mid_query(Db& db, const Query& q, const Options& opts, const std::string& session_sql,
+                           double full_ms, Rng& rng, Stats* stats, long long qno);
 
 }  // namespace fuzz

@@ -8,7 +8,7 @@
 //   simjoin_fuzz --seed S --queries N [--seconds T] [--device cpu|gpu] [--tables-per-round K]
 //                [--queries-per-round M] [--no-explain] [--stop-on-failure] [--log FILE]
 //                [--statement-timeout SECONDS] [--keep-schema] [--only TEXT] [--verbose]
-//                [--print-queries]
+//                [--print-queries] [--end-sessions PERCENT]
 //
 // --only TEXT keeps only the queries whose form or shape contains TEXT (e.g. "correlated",
 // "cube", "outer values"): the same seed then draws other queries. --library names the library
@@ -17,6 +17,8 @@
 // (class 22: a key expression evaluated on a row the other plan never evaluates, the join's
 // clauses taken in another order) as a NOTE instead of a failure. --print-queries prints the
 // rounds' tables and the queries the seed generates (cube and PostGIS assumed) without connecting.
+// --end-sessions P reruns P% of the queries in a session ended at a random moment of its run
+// (pg_terminate_backend or a dropped connection); a server restart is a failure (session_end.cpp).
 //
 // Connects with libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE); works in its own
 // schema fuzz_<seed>. Exit status 1 when there was a difference or a crash.
@@ -37,7 +39,7 @@ void usage() {
                "                    [--tables-per-round K] [--queries-per-round M] [--no-explain]\n"
                "                    [--stop-on-failure] [--log FILE] [--statement-timeout S] [--keep-schema]\n"
                "                    [--only SUBSTRING-OF-FORM-OR-SHAPE] [--library simjoin] [--lenient-data-errors]\n"
-               "                    [--verbose] [--print-queries]\n";
+               "                    [--verbose] [--print-queries] [--end-sessions PERCENT]\n";
   std::exit(2);
 }
 
@@ -132,6 +134,7 @@ int main(int argc, char** argv) {
     else if (a == "--statement-timeout") o.statement_timeout_s = std::atoi(val().c_str());
     else if (a == "--log") o.log_file = val();
     else if (a == "--only") o.only = val();
+    else if (a == "--end-sessions") o.end_sessions = std::atof(val().c_str()) / 100.0;
     else if (a == "--library") o.library = val();
     else if (a == "--no-explain") o.explain = false;
     else if (a == "--lenient-data-errors") o.lenient_data_errors = true;
@@ -191,6 +194,7 @@ int main(int argc, char** argv) {
             << std::flush;
 
   Rng rng(o.seed);
+  Rng end_rng(o.seed * 7919 + 17);  // --end-sessions' draws: the seed's queries stay the same
   Stats stats;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -247,7 +251,10 @@ int main(int argc, char** argv) {
         q = generate_query(rng, round, env);
       if (o.verbose) std::cout << "fuzz: query " << stats.queries + 1 << " [" << q.form << "; " << q.shape << "]: " << q.sql.substr(0, 300) << "\n" << std::flush;
       const double t0 = elapsed();
-      const bool passed = check_query(db, q, round, o, &stats, stats.queries + 1, round_no);
+      bool passed = check_query(db, q, round, o, &stats, stats.queries + 1, round_no);
+      if (o.end_sessions > 0 && end_rng.chance(o.end_sessions))
+        passed = end_session_mid_query(db, q, o, base_session + " " + round.settings_sql,
+                                       (elapsed() - t0) * 500.0, end_rng, &stats, stats.queries) && passed;
       if (o.verbose && elapsed() - t0 > 2) std::printf("fuzz: slow query (%.1f s)\n", elapsed() - t0);
       if (!passed && o.stop_on_failure) {
         stop = true;
@@ -275,6 +282,9 @@ int main(int argc, char** argv) {
   if (o.lenient_data_errors) notes += ", " + std::to_string(stats.data_errors) + " one-sided data errors (notes)";
   std::printf("fuzz: %lld queries in %.0f s (%.1f queries/s), %lld failed alike on both sides%s\n", stats.queries, secs,
               secs > 0 ? static_cast<double>(stats.queries) / secs : 0.0, stats.both_failed, notes.c_str());
+  if (o.end_sessions > 0)
+    std::printf("fuzz: %lld sessions ended mid-query, %lld after their query had finished\n",
+                stats.sessions_ended, stats.sessions_after_query);
   std::printf("fuzz: seed %llu, %lld queries, %lld differences, %lld crashes, %lld one-sided timeouts, "
               "custom scan used in %lld of %lld explained\n",
               static_cast<unsigned long long>(o.seed), stats.queries, stats.differences, stats.crashes,

@@ -186,6 +186,49 @@ check "cancel of a queued job withdraws it" "$(wait_for "SELECT string_agg(state
 q -c "SELECT pg_cancel_backend(pid) FROM simjoin_jobs()" >/dev/null
 wait
 check "cancel of a queued job: the session gets the cancel" "$(grep -c 'canceling statement due to user request' "$log_dir/svc_queued2.out")" 1
+
+# Backfill with aging: with 150 MB, a stalled self-join of svc_p (74 MB) leaves no room for one of
+# svc_q (100,000 rows: 85 MB), which queues; another svc_p join (74 MB) fits and runs at once, ahead of it,
+# until the svc_q job has waited 5 s: then the younger wait behind it, and the ledger drains.
+q -c "ALTER SYSTEM SET simjoin.gpu_memory_limit = '150MB'" -c "SELECT pg_reload_conf()" >/dev/null
+wait_for "SELECT ledger_limit_bytes FROM simjoin_devices()" 157286400 >/dev/null
+q -c "DROP TABLE IF EXISTS svc_q; CREATE TABLE svc_q (id int PRIMARY KEY, v float8[]);
+      INSERT INTO svc_q SELECT i, ARRAY[(i % 400)::float8, (i / 400)::float8] FROM generate_series(1, 100000) i;
+      ANALYZE svc_q" >/dev/null
+big_self=$(q -c "SET simjoin.device = cpu; SELECT count(*) FROM similarity_join('svc_q', 'svc_q', 1.5)")
+stall "" "$log_dir/svc_stall6.out"
+wait_for "SELECT state FROM simjoin_jobs()" running >/dev/null
+psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; SELECT count(*) FROM similarity_join('svc_q', 'svc_q', 1.5)" \
+  >"$log_dir/svc_aged.out" 2>&1 &
+check "a job that does not fit behind a running one queues" \
+  "$(wait_for "SELECT string_agg(state, ',' ORDER BY job_id) FROM simjoin_jobs()" "running,queued")" "running,queued"
+check "a job that fits runs before an older one that does not (backfill), with the right result" \
+  "$(q -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 1.5)")" "$on_cpu"
+check "the older one still waits" "$(q -c "SELECT string_agg(state, ',' ORDER BY job_id) FROM simjoin_jobs()")" "running,queued"
+
+# simjoin_jobs() as pg_stat_activity shows sessions: another role's jobs without their details,
+# unless one is a member of pg_read_all_stats.
+q -c "DROP ROLE IF EXISTS svc_peer; DROP ROLE IF EXISTS svc_reader; CREATE ROLE svc_peer LOGIN;
+      CREATE ROLE svc_reader LOGIN IN ROLE pg_read_all_stats" >/dev/null
+check "another role sees the jobs' states, not their sessions, sizes or progress" \
+  "$(q -U svc_peer -c "SELECT count(*) || ' ' || count(pid) || ' ' || count(wanted_bytes) || ' ' || count(submitted_at) || ' ' || string_agg(state, ',' ORDER BY job_id) FROM simjoin_jobs()")" \
+  "2 0 0 0 running,queued"
+check "a member of pg_read_all_stats sees every detail" \
+  "$(q -U svc_reader -c "SELECT count(*) || ' ' || count(pid) || ' ' || count(wanted_bytes) || ' ' || count(submitted_at) FROM simjoin_jobs()")" "2 2 2 2"
+check "a superuser sees every detail too" \
+  "$(q -c "SELECT count(pid) || ' ' || count(candidates_estimate) FROM simjoin_jobs()")" "2 2"
+
+wait_for "SELECT queued_seconds > 5.2 FROM simjoin_jobs() WHERE state = 'queued'" t 10 >/dev/null
+psql -AtqX -c "SET simjoin.device = gpu; SET simjoin.gpu_error = error; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 1.5)" \
+  >"$log_dir/svc_young.out" 2>&1 &
+sleep 1
+check "once the older one waited 5 s, a younger one that fits waits behind it" \
+  "$(q -c "SELECT string_agg(state, ',' ORDER BY job_id) FROM simjoin_jobs()")" "running,queued,queued"
+q -c "SELECT pg_cancel_backend(pid) FROM simjoin_jobs() WHERE state = 'running'" >/dev/null
+wait
+check "then the older one runs, with the right result" "$(cat "$log_dir/svc_aged.out")" "$big_self"
+check "and the younger one after it, with the right result" "$(cat "$log_dir/svc_young.out")" "$on_cpu"
+q -c "DROP ROLE svc_peer; DROP ROLE svc_reader; DROP TABLE svc_q" >/dev/null
 q -c "ALTER SYSTEM RESET simjoin.gpu_memory_limit" -c "SELECT pg_reload_conf()" >/dev/null
 wait_for "SELECT ledger_limit_bytes FROM simjoin_devices()" 1073741824 >/dev/null
 

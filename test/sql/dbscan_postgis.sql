@@ -77,6 +77,16 @@ FROM hand h JOIN simjoin_cluster_dbscan('hand', 'geom', 5, 4) s ON s.id = h.gid 
 SELECT * FROM simjoin_cluster_dbscan('hand', 'geom', 4.999999, 4) ORDER BY id;
 SELECT * FROM simjoin_cluster_dbscan('hand', 'geom', 5, 1, key => 'gid') ORDER BY id;
 
+-- Any finite coordinates, as simjoin_dbscan takes them from float8[] and ST_ClusterDBSCAN does:
+-- points at 1e200 (whose squared distances overflow to infinity) cluster among themselves only.
+CREATE TABLE huge (gid int PRIMARY KEY, geom geometry);
+INSERT INTO huge VALUES (1, 'POINT(1e200 0)'), (2, 'POINT(1e200 0)'), (3, 'POINT(1e200 1)'),
+  (4, 'POINT(0 0)'), (5, 'POINT(1 0)'), (6, 'POINT(-1.7e308 1e308)'), (7, 'POINT(-1.7e308 1e308)');
+SELECT gid, CASE WHEN cluster IS NOT NULL THEN min(gid) OVER (PARTITION BY cluster) END AS simjoin_first,
+       CASE WHEN postgis IS NOT NULL THEN min(gid) OVER (PARTITION BY postgis) END AS postgis_first
+FROM (SELECT h.gid, s.cluster, ST_ClusterDBSCAN(h.geom, 1.5, 2) OVER () AS postgis
+      FROM huge h JOIN simjoin_cluster_dbscan('huge', 'geom', 1.5, 2) s ON s.id = h.gid) c ORDER BY gid;
+
 -- Errors: a geometry that is not a point, an empty point, mixed SRIDs, no such column, a column
 -- that is not a geometry, eps and min_points as ST_ClusterDBSCAN refuses them.
 SELECT * FROM simjoin_cluster_dbscan('hand', 'other', 5, 2);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The device choice panel: per data set, the same join timed with simjoin.device = cpu, gpu and
 # auto, through similarity_join() and through the custom scan, in one run, against the server
-# that PGHOST / PGPORT name (on the GPU machine: scripts/device_auto_check.sh starts it with the
+# that PGHOST / PGPORT name (on the GPU machine: scripts/device/service_check.sh panel starts it with the
 # library preloaded). Prints one line per set and form: the three times (best of $ROUNDS), the
 # device auto took, and auto's time over the faster of cpu and gpu. SCALE (default 1) multiplies
 # every size (a smoke run: SCALE=0.01).

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
           libgtest-dev g++ make
           libpq-dev  # the fuzzer (build/simjoin_fuzz); also a dependency of postgresql-server-dev-15
-          xz-utils  # tar xJ of the GPU machine's bundles (scripts/device_pg_check.sh)
+          xz-utils  # tar xJ of the GPU machine's bundles (scripts/device/pg_check.sh)
           dpkg-dev  # dpkg-buildpackage, dpkg-deb (scripts/package_test.sh builds the .deb)
           build-essential  # dpkg-buildpackage's implicit build dependency (found by the clean-root check)
           debhelper  # dh, which debian/rules runs

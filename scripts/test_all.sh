@@ -121,7 +121,7 @@ pg_cluster_stop
 # The GPU service's shared-memory path on its own cluster (preloaded, the CPU engine as the
 # service's device): the pg_regress suite through service jobs, faults, cancel in every state, a
 # full ledger, a killed service, many sessions. Each check counts. The GPU machine runs the same
-# path on its GPU with scripts/device_service_check.sh instead.
+# path on its GPU with scripts/device/service_check.sh instead.
 if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
   echo "== GPU service (test/service, CPU test device)"
   SIMJOIN_TEST_LOGS=$log_dir bash test/service/service_test.sh >"$log_dir/service.log" 2>&1

@@ -72,7 +72,7 @@ const AlgorithmSpeeds& cpu_algorithm_speeds() {
 }
 
 const AlgorithmSpeeds& gpu_algorithm_speeds() {
-  // Fitted on an H100 (scripts/device_szl_check.sh calibrate: grid, SZL and brute force on 12
+  // Fitted on an H100 (scripts/device/szl_check.sh calibrate: grid, SZL and brute force on 12
   // sets from 2-D to 784-D, then scripts/fit_algorithm_speeds.py --gpu; docs/benchmarks/szl.md):
   // the kernels' and transfers' phases, without the process's first CUDA work. The model picks
   // the fastest algorithm on all 12 sets; its absolute times are off by up to 5x on small

@@ -4,13 +4,13 @@
 # compute-sanitizer memcheck and racecheck on a reduced filter, then the issue-3 benchmarks.
 # Logs and summary.txt go to $OUT (default ./device-logs).
 #
-#   scripts/device_gpu_check.sh [build] [test] [bandwidth] [bench-quick] [bench] [bench-issue3]
+#   scripts/device/gpu_check.sh [build] [test] [bandwidth] [bench-quick] [bench] [bench-issue3]
 #                               [bench-tiles] [bench-chunks] [sanitize] [memcheck]
 #                                                                   (no argument: all but bench)
 # GoogleTest: the system's, or built from a googletest source tree in $GTEST_SRC (default
 # .device-gtest: `cp -r /usr/src/googletest/googletest .device-gtest/` and carry it).
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-logs}
 BUILD=${BUILD:-build-dev}
 JOBS=${JOBS:-16}
@@ -22,7 +22,7 @@ wants() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done;
 note() { echo "$*" | tee -a "$SUMMARY"; }
 failed=0
 
-source scripts/device_gtest.sh
+source scripts/device/gtest.sh
 
 if wants build; then
   nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1

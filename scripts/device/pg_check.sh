@@ -3,18 +3,18 @@
 # .device (PostgreSQL bundle from ../shared/device/pack), .device-gtest (GoogleTest sources) and
 # optionally .device-postgis (PostGIS's shared libraries): builds and installs simjoin with CUDA,
 # runs every test with simjoin.device = gpu, then the SQL-level benchmarks. Output under $OUT.
-#   scripts/device_pg_check.sh [build] [tests] [fuzz] [bench] [cosine] [bench1m] [bench1m-repeat] [bench1m-floor]
+#   scripts/device/pg_check.sh [build] [tests] [fuzz] [bench] [cosine] [bench1m] [bench1m-repeat] [bench1m-floor]
 #                                                                  (no argument: tests and bench)
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-logs}
 mkdir -p "$OUT"
 steps=" ${*:-tests bench} "
 
-source scripts/device_pg_up.sh || exit 1  # the bundle, PostGIS, the cluster
+source scripts/device/pg_up.sh || exit 1  # the bundle, PostGIS, the cluster
 
 # GoogleTest from source (the GPU machine has no system package).
-source scripts/device_gtest.sh
+source scripts/device/gtest.sh
 setup_gtest
 
 if [[ $steps == *" build "* ]]; then  # build and install only (tests does both itself)

@@ -1,6 +1,6 @@
 # Source this on the GPU machine from the repository's root (the device scripts do): unpacks the
 # PostgreSQL bundle (.device) and PostGIS's shared libraries (.device-postgis, made by
-# scripts/device_pack_postgis.sh; when carried)
+# scripts/device/pack_postgis.sh; when carried)
 # before the server starts, links Debian's PostGIS control files (links through
 # /etc/alternatives, which the bundle lacks), and starts the cluster with .device/pg-up.
 [ -x /usr/lib/postgresql/15/bin/postgres ] || tar xJf .device/pg15-root.tar.xz -C /

@@ -11,16 +11,16 @@
 #   calibrate  grid, SZL and brute force on the GPU over CALIBRATION_SETS with their sampled work
 #              (estimate: and choice: lines), for scripts/fit_algorithm_speeds.py --gpu
 #   auto       the same sets with every algorithm and auto, one run each, side by side
-#   scripts/device_szl_check.sh [build] [gtest] [sanitizer] [sort] [bench] [calibrate] [auto]
+#   scripts/device/szl_check.sh [build] [gtest] [sanitizer] [sort] [bench] [calibrate] [auto]
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 steps=" ${*:-build gtest sanitizer sort bench} "
 B=build-szl
 DEADLINE=${DEADLINE:-540}  # seconds after the start: no benchmark run begins later than this
-source scripts/device_common.sh
+source scripts/device/common.sh
 
 if [[ $steps == *" build "* ]]; then
-  source scripts/device_gtest.sh
+  source scripts/device/gtest.sh
   setup_gtest
   make -j16 BUILD=$B $B/engine_tests $B/simjoin_bench >"$OUT/build.txt" 2>&1 ||
     { tail -30 "$OUT/build.txt"; exit 1; }

@@ -11,18 +11,18 @@
 #              32-D points, neighbour stats of 1M points; the engine call (device fold) and the
 #              host fold over the same GPU join (--host-fold) side by side
 #   all-gpu    (not by default) every engine test, to see that the other GPU tests still pass
-#   scripts/device_agg_check.sh [build] [gtest] [sanitizer] [bench] [all-gpu]
+#   scripts/device/agg_check.sh [build] [gtest] [sanitizer] [bench] [all-gpu]
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 steps=" ${*:-build gtest sanitizer bench} "
 B=build-agg
 DEADLINE=${DEADLINE:-530}  # seconds after the start: no benchmark run begins later than this
-source scripts/device_common.sh
+source scripts/device/common.sh
 
 TESTS="test/engine/gpu_neighbour_stats_test test/engine/gpu_dbscan_test test/engine/gpu_backend_install
        test/engine/neighbour_stats_test test/engine/dbscan_test test/engine/pair_fold_host_test"
 if [[ $steps == *" build "* ]]; then
-  source scripts/device_gtest.sh
+  source scripts/device/gtest.sh
   setup_gtest
   objects=$(for t in $TESTS; do echo "$B/$t.o"; done)
   nvcc=$(ls /usr/local/cuda/bin/nvcc 2>/dev/null || command -v nvcc)

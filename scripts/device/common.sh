@@ -1,4 +1,4 @@
-# Sourced by the engine's device scripts (device_agg_check.sh, device_szl_check.sh) from the
+# Sourced by the engine's device scripts (scripts/device/agg_check.sh, scripts/device/szl_check.sh) from the
 # repository's root on the GPU machine: the log folder, the clock, the GPU's name, and the
 # compute-sanitizer runs over a test binary.
 OUT=${OUT:-$PWD/device-logs}

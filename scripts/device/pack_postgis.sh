@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run here (no GPU), in the repository's root, after ../shared/device/pack and with PostGIS
 # installed (scripts/setup.sh installs it): writes .device-postgis/postgis-libs.tar.xz, the shared
-# libraries PostGIS's modules need beyond the PostgreSQL bundle, which scripts/device_pg_up.sh
+# libraries PostGIS's modules need beyond the PostgreSQL bundle, which scripts/device/pg_up.sh
 # unpacks into /opt/pgsys on the GPU machine. Carry it with .device: [".device", ".device-postgis"].
 # The archive holds files only: an entry for "." would give /opt/pgsys the staging folder's mode
 # (700), and the server's user could no longer load libraries from it.

@@ -5,11 +5,11 @@
 # over them (the engine's threads now counted and abandoned at exit: worker_thread.h).
 #   ROUNDS (default 200) sessions ended; output and logs under $OUT.
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-logs}
 mkdir -p "$OUT"
-source scripts/device_pg_up.sh || exit 1
-source scripts/device_gtest.sh && setup_gtest
+source scripts/device/pg_up.sh || exit 1
+source scripts/device/gtest.sh && setup_gtest
 export CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 { make -j16 all build/engine_tests && make install; } >"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }

@@ -27,13 +27,13 @@
 #                1M clustered 32-D rows)
 #   gtest        the engine's GPU tests (the backend installed as the GPU service installs it)
 #   sanitizer    compute-sanitizer memcheck on the GPU edge cases
-#   scripts/device_service_check.sh [first-join] [regress] [concurrent] [gtest] [sanitizer]
+#   scripts/device/service_check.sh [first-join] [regress] [concurrent] [gtest] [sanitizer]
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-logs}
 mkdir -p "$OUT"
 steps=" ${*:-first-join regress concurrent gtest} "
-source scripts/device_pg_up.sh || exit 1  # the bundle, PostGIS, the cluster
+source scripts/device/pg_up.sh || exit 1  # the bundle, PostGIS, the cluster
 export CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
 { make -j16 && make install; } >"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
 restart_preloaded 200 || exit 1
@@ -231,7 +231,7 @@ SQL
 fi
 
 if [[ $steps == *" gtest "* ]]; then
-  source scripts/device_gtest.sh
+  source scripts/device/gtest.sh
   setup_gtest
   make -j16 build/engine_tests >"$OUT/gtest-build.txt" 2>&1 || tail -5 "$OUT/gtest-build.txt"
   timeout 420 build/engine_tests --gtest_brief=1 --gtest_filter='Gpu*:*Gpu*' >"$OUT/gtest.txt" 2>&1
@@ -240,7 +240,7 @@ fi
 
 if [[ $steps == *" sanitizer "* ]]; then
   if [ ! -x build/engine_tests ]; then
-    source scripts/device_gtest.sh
+    source scripts/device/gtest.sh
     setup_gtest
     make -j16 build/engine_tests >"$OUT/gtest-build.txt" 2>&1 || tail -5 "$OUT/gtest-build.txt"
   fi

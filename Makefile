@@ -15,13 +15,24 @@
 
 EXTENSION  = simjoin
 MODULE_big = simjoin
-DATA       = $(sort $(wildcard sql/simjoin--*.sql))
 PG_CONFIG ?= pg_config
 BUILD     ?= build
+# SQL from one source: the current version's script is kept once, as sql/simjoin.sql, and installed
+# under its version's name; earlier versions install from sql/simjoin--1.0.sql and the update
+# scripts (CREATE EXTENSION ... VERSION runs the chain).
+EXTVERSION := $(shell sed -nE "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'([^']*)'.*/\1/p" simjoin.control)
+DATA       = $(sort $(wildcard sql/simjoin--*.sql))
+DATA_built = $(BUILD)/sql/simjoin--$(EXTVERSION).sql
 
-PG_SRCS     = $(sort $(wildcard src/pg/*.cpp))
+$(BUILD)/sql/simjoin--$(EXTVERSION).sql: sql/simjoin.sql simjoin.control
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+PG_SRCS     = $(sort $(shell find src/pg -name '*.cpp'))
 OBJS        = $(patsubst %.cpp,$(BUILD)/%.o,$(PG_SRCS))
-ENGINE_SRCS = $(sort $(wildcard src/engine/*.cpp))
+ENGINE_SRCS = $(sort $(shell find src/engine -name '*.cpp'))
+ENGINE_HEADERS = $(shell find src/engine -name '*.h')
+PG_HEADERS  = $(shell find src/pg -name '*.h')
 
 # pg_regress: every test/sql/*.sql, compared with the top-level expected/*.out.
 REGRESS      = $(sort $(notdir $(basename $(wildcard test/sql/*.sql))))
@@ -47,7 +58,7 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
              -gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -ffp-contract=off \
-             --expt-relaxed-constexpr -Isrc/engine -Icuda
+             --expt-relaxed-constexpr -Isrc -Icuda
 
 ifeq ($(CUDA),yes)
 CUDA_CU_SRCS  = $(sort $(wildcard cuda/*.cu))
@@ -62,12 +73,12 @@ ENGINE_DEFS   =
 endif
 
 ENGINE_CXX   = $(CXX) -std=c++17 -O2 -g -fPIC -Wall -Wextra -ffp-contract=off -pthread \
-               -Isrc/engine -Icuda $(ENGINE_DEFS)
+               -Isrc -Icuda $(ENGINE_DEFS)
 ENGINE_OBJS  = $(patsubst %.cpp,$(BUILD)/%.o,$(ENGINE_SRCS) $(CUDA_CPP_SRCS)) \
                $(patsubst %.cu,$(BUILD)/%.o,$(CUDA_CU_SRCS))
 ENGINE_LIB   = $(BUILD)/libsimjoin_engine.a
 
-PG_CPPFLAGS  = -Isrc/engine -Icuda -Isrc/pg $(ENGINE_DEFS)
+PG_CPPFLAGS  = -Isrc -Icuda $(ENGINE_DEFS)
 PG_CXXFLAGS  = -std=c++17 -ffp-contract=off -Wno-register
 SHLIB_LINK  += $(ENGINE_LIB) $(CUDA_LIBS) -lstdc++ -pthread
 SHLIB_PREREQS = $(ENGINE_LIB)
@@ -79,7 +90,7 @@ include $(PGXS)
 # PGXS makes SHLIB_PREREQS order-only: relink the module when the engine library changes too.
 $(shlib): $(ENGINE_LIB)
 
-$(BUILD)/%.o: %.cpp $(wildcard src/engine/*.h cuda/*.h test/engine/*.h)
+$(BUILD)/%.o: %.cpp $(ENGINE_HEADERS) $(wildcard cuda/*.h test/engine/*.h)
 	@mkdir -p $(dir $@)
 	$(ENGINE_CXX) -c $< -o $@
 
@@ -91,7 +102,7 @@ $(BUILD)/nvcc_flags: FORCE
 .PHONY: FORCE
 FORCE:
 
-$(BUILD)/%.o: %.cu $(wildcard src/engine/*.h cuda/*.h cuda/*.cuh) $(BUILD)/nvcc_flags
+$(BUILD)/%.o: %.cu $(ENGINE_HEADERS) $(wildcard cuda/*.h cuda/*.cuh) $(BUILD)/nvcc_flags
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(ENGINE_DEFS) -c $< -o $@
 
@@ -100,7 +111,7 @@ $(ENGINE_LIB): $(ENGINE_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 # The PostgreSQL glue, compiled with PGXS's flags and include paths.
-$(BUILD)/src/pg/%.o: src/pg/%.cpp $(wildcard src/pg/*.h src/engine/*.h) | $(ENGINE_LIB)
+$(BUILD)/src/pg/%.o: src/pg/%.cpp $(PG_HEADERS) $(ENGINE_HEADERS) | $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $(CPPFLAGS) -c $< -o $@
 

@@ -12,10 +12,10 @@
 // --zsort: times the SZL index build of the left input with each curve sort (materialized Z keys
 // and the key-free comparator; with --device gpu, the GPU index: radix sorts on key words and the
 // merge sort with z_compare) and exits. The GPU join's sort: SIMJOIN_GPU_ZSORT=keys|compare.
-// --stats: the neighbour aggregates of the left side (neighbour_stats.h), timing the sink's fold
+// --stats: the neighbour aggregates of the left side (engine/aggregates/neighbour_stats.h), timing the sink's fold
 // apart from the join; --dbscan MINPTS: run_dbscan on the left input, by phase. With --device gpu
 // both time the engine call, which folds on the device (gpu_aggregates.h; on the CPU, DBSCAN in
-// 1-3 dimensions runs the grid DBSCAN, dbscan_grid.h); --host-fold also times the pair-based path
+// 1-3 dimensions runs the grid DBSCAN, engine/aggregates/dbscan_grid.h); --host-fold also times the pair-based path
 // (the joins through a runner, folded on the host) on the same input.
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
 #include <algorithm>
@@ -32,15 +32,15 @@
 
 #include <time.h>
 
-#include "algorithm_choice.h"
-#include "batch_pipeline.h"
-#include "dbscan.h"
-#include "device_choice.h"
-#include "engine.h"
+#include "engine/aggregates/dbscan.h"
+#include "engine/aggregates/neighbour_stats.h"
+#include "engine/choice/algorithm_choice.h"
+#include "engine/choice/device_choice.h"
+#include "engine/engine.h"
+#include "engine/join/szl_index.h"
+#include "engine/join_backend.h"
+#include "engine/parallel/batch_pipeline.h"
 #include "gpu_backend.h"
-#include "join_backend.h"
-#include "neighbour_stats.h"
-#include "szl_index.h"
 
 namespace {
 

@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
+#include "engine/types.h"
 #include "float_filter.cuh"
 #include "pair_producer.cuh"
-#include "types.h"
 
 namespace simjoin::gpu {
 

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "device_distance.cuh"
+#include "engine/types.h"
 #include "float_filter.cuh"
-#include "types.h"
 
 namespace simjoin::gpu {
 

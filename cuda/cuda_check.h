@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "types.h"
+#include "engine/types.h"
 
 namespace simjoin::gpu {
 

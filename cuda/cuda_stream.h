@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "cuda_check.h"
-#include "pair_sink.h"
+#include "engine/pair_sink.h"
 
 namespace simjoin::gpu {
 

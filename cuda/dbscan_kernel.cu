@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "cuda_stream.h"
-#include "dbscan_numbering.h"
 #include "device_buffer.h"
-#include "engine.h"
+#include "engine/aggregates/dbscan_numbering.h"
+#include "engine/engine.h"
 #include "fold_pass.cuh"
 #include "gpu_aggregates.h"
 #include "gpu_device.cuh"
@@ -55,7 +55,7 @@ std::size_t dbscan_bytes(std::size_t n) {
   return n * (sizeof(std::uint64_t) + sizeof(std::uint8_t) + 2 * sizeof(std::uint32_t));
 }
 
-// The engine's numbering (dbscan_numbering.h) over the device's core flags and flattened forest.
+// The engine's numbering (engine/aggregates/dbscan_numbering.h) over the device's core flags and flattened forest.
 void number_clusters(const std::vector<std::uint8_t>& core, const std::vector<std::uint32_t>& root,
                      const std::vector<std::uint32_t>& border_core, DbscanResult& result) {
   for (std::size_t i = 0; i < core.size(); ++i)

@@ -5,7 +5,7 @@
 
 #include <cuda_runtime.h>
 
-#include "types.h"
+#include "engine/types.h"
 
 namespace simjoin::gpu {
 

@@ -40,7 +40,7 @@
 
 #include <cstdint>
 
-#include "types.h"
+#include "engine/types.h"
 
 namespace simjoin::gpu {
 

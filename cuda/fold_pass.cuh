@@ -10,10 +10,10 @@
 #include <functional>
 #include <vector>
 
+#include "engine/pair_sink.h"
+#include "engine/types.h"
 #include "pair_fold.cuh"
 #include "pair_producer.cuh"
-#include "pair_sink.h"
-#include "types.h"
 
 namespace simjoin::gpu {
 

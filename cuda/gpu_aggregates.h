@@ -7,20 +7,20 @@
 
 #include <cstdint>
 
-#include "dbscan.h"
-#include "neighbour_stats.h"
-#include "types.h"
+#include "engine/aggregates/dbscan.h"
+#include "engine/aggregates/neighbour_stats.h"
+#include "engine/types.h"
 
 namespace simjoin::gpu {
 
-// run_neighbour_stats's contract (neighbour_stats.h) with no runner: `fields` folds and downloads
+// run_neighbour_stats's contract (engine/aggregates/neighbour_stats.h) with no runner: `fields` folds and downloads
 // only what the caller reads (counts only: one pass of count atomics; pairs only: no per-point
 // array at all).
 NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                                StatsSide side, const std::uint64_t* partner_ranks,
                                const KeepGoing& keep_going, StatsFields fields);
 
-// run_dbscan's contract (dbscan.h) with no runner.
+// run_dbscan's contract (engine/aggregates/dbscan.h) with no runner.
 DbscanResult dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
                     const KeepGoing& keep_going);
 

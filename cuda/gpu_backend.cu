@@ -10,13 +10,17 @@
 #include <string>
 #include <vector>
 
-#include "algorithm_choice.h"
 #include "brute_force_kernel.cuh"
-#include "chunked_join.h"
-#include "cosine_join.h"
 #include "cuda_stream.h"
 #include "device_buffer.h"
-#include "distance.h"
+#include "engine/choice/algorithm_choice.h"
+#include "engine/distance.h"
+#include "engine/join/chunked_join.h"
+#include "engine/join/cosine_join.h"
+#include "engine/join/grid_plan.h"
+#include "engine/join/input_checks.h"
+#include "engine/join/szl_join.h"
+#include "engine/parallel/phase_clock.h"
 #include "float_filter.cuh"
 #include "fold_pass.cuh"
 #include "gpu_device.cuh"
@@ -24,13 +28,9 @@
 #include "grid_index.cuh"
 #include "grid_join_kernel.cuh"
 #include "grid_tile_kernel.cuh"
-#include "grid_plan.h"
-#include "input_checks.h"
 #include "pair_pipeline.cuh"
-#include "phase_clock.h"
 #include "producer_join.cuh"
 #include "szl_index.cuh"
-#include "szl_join.h"
 #include "szl_join_kernel.cuh"
 
 namespace simjoin::gpu {
@@ -433,7 +433,7 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
   check_inputs(left, right);
   if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
   const DeviceInfo& device = use_device();
-  // Auto: the algorithm priced cheapest on this device (algorithm_choice.h, the GPU's speeds).
+  // Auto: the algorithm priced cheapest on this device (engine/choice/algorithm_choice.h, the GPU's speeds).
   std::vector<AlgorithmEstimate> estimates;
   const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &estimates);
   const std::size_t chunk_points = chunk_points_for(left, right, chosen);

@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <string>
 
-#include "join_backend.h"
-#include "pair_sink.h"
-#include "types.h"
+#include "engine/join_backend.h"
+#include "engine/pair_sink.h"
+#include "engine/types.h"
 
 namespace simjoin::gpu {
 

@@ -27,7 +27,7 @@ struct Tuning {
   // where the dimension allows (SIMJOIN_GPU_TILES).
   int grid_tiles = -1;
   // Device memory the inputs of one join may take; larger inputs are joined in chunks
-  // (chunked_join.h). 0: half the free device memory (SIMJOIN_GPU_INPUT_BYTES).
+  // (engine/join/chunked_join.h). 0: half the free device memory (SIMJOIN_GPU_INPUT_BYTES).
   std::size_t input_bytes = 0;
   // SZL index: sort the curves with CUB's merge sort and z_compare instead of radix sorts on
   // materialized key words (SIMJOIN_GPU_ZSORT=compare; =keys, the default, for the radix sorts).

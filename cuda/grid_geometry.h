@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "grid_plan.h"
+#include "engine/join/grid_plan.h"
 
 namespace simjoin::gpu {
 
@@ -27,7 +27,7 @@ struct GridGeometry {
   int key_bits = 0;                            // bits that hold every key and total_cells
   std::int64_t mask_offset[kMaxIndexedDims] = {};  // into the mask array; -1: no mask
 
-  // The cell coordinate of x in indexed dimension i: grid_cell() of grid_plan.h, on either side.
+  // The cell coordinate of x in indexed dimension i: grid_cell() of engine/join/grid_plan.h, on either side.
   __host__ __device__ std::int64_t cell_of(int i, double x) const {
 #ifdef __CUDA_ARCH__
     return static_cast<std::int64_t>(__ddiv_rn(__dsub_rn(x, origin[i]), cell_width));

@@ -6,10 +6,10 @@
 
 #include <cstdint>
 
+#include "engine/types.h"
 #include "float_filter.cuh"
 #include "grid_geometry.h"
 #include "pair_producer.cuh"
-#include "types.h"
 
 namespace simjoin::gpu {
 

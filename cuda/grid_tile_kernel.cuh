@@ -9,9 +9,9 @@
 
 #include <cstdint>
 
+#include "engine/types.h"
 #include "grid_join_kernel.cuh"
 #include "pair_producer.cuh"
-#include "types.h"
 
 namespace simjoin::gpu {
 

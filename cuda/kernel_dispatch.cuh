@@ -8,8 +8,8 @@
 #include <type_traits>
 
 #include "cuda_check.h"
+#include "engine/types.h"
 #include "pair_producer.cuh"
-#include "types.h"
 
 namespace simjoin::gpu {
 

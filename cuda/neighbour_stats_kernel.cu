@@ -17,7 +17,7 @@
 
 #include "cuda_stream.h"
 #include "device_buffer.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "fold_pass.cuh"
 #include "gpu_aggregates.h"
 #include "gpu_device.cuh"

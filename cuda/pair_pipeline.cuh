@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/pair_sink.h"
+#include "engine/types.h"
 #include "pair_producer.cuh"
-#include "pair_sink.h"
-#include "types.h"
 
 namespace simjoin::gpu {
 

@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <functional>
 
+#include "engine/pair_sink.h"
+#include "engine/types.h"
 #include "pair_producer.cuh"
-#include "pair_sink.h"
-#include "types.h"
 
 namespace simjoin::gpu {
 

@@ -5,9 +5,9 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "cuda_check.h"
-#include "finite_points.h"
-#include "szl_index.h"
-#include "zorder.h"
+#include "engine/join/finite_points.h"
+#include "engine/join/szl_index.h"
+#include "engine/join/zorder.h"
 
 namespace simjoin::gpu {
 namespace {

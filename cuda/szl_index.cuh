@@ -1,4 +1,4 @@
-// The Set of Z-Lists (src/engine/szl_index.h) built on the device: the same grid, shifts and
+// The Set of Z-Lists (src/engine/join/szl_index.h) built on the device: the same grid, shifts and
 // curves as the CPU index (choose_szl_parameters), the coordinates quantized by a kernel and each
 // curve's finite point ids sorted on the Z order, one of two ways (gpu_tuning.h's szl_sort):
 // materialized key words sorted by CUB's radix sort (the first word alone where it decides, else
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "device_buffer.h"
-#include "types.h"
+#include "engine/types.h"
 
 namespace simjoin::gpu {
 

@@ -7,8 +7,8 @@
 #include "candidate_test.cuh"
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "engine/join/zorder.h"
 #include "kernel_dispatch.cuh"
-#include "zorder.h"
 
 namespace simjoin::gpu {
 namespace {
@@ -37,7 +37,7 @@ __device__ std::uint32_t upper_prefix(const std::uint64_t* p, std::uint32_t lo, 
   return lo;
 }
 
-// szl_index.cpp's curve_interval: binary searches on the prefixes, whole points compared only
+// engine/join/szl_index.cpp's curve_interval: binary searches on the prefixes, whole points compared only
 // where the prefixes tie with the corner's.
 __device__ SzlInterval curve_interval(const SzlJoinArgs& a, std::uint32_t c,
                                       const std::uint32_t* low, const std::uint32_t* high) {
@@ -74,7 +74,7 @@ __device__ SzlInterval curve_interval(const SzlJoinArgs& a, std::uint32_t c,
   return interval;
 }
 
-// Queries [q_begin, q_end): the quantized corners of the search box (szl_join.cpp's search_box)
+// Queries [q_begin, q_end): the quantized corners of the search box (engine/join/szl_join.cpp's search_box)
 // into `corners` (2 * dim per query), then the shortest curve interval.
 __global__ void __launch_bounds__(kIntervalBlock)
     szl_intervals(SzlJoinArgs a, std::uint32_t q_begin, std::uint32_t q_end,

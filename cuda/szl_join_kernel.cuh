@@ -1,6 +1,6 @@
 // The Set-of-Z-Lists join on the device (after LSS, Lieberman, Sankaranarayanan and Samet): per
 // query point, the two binary searches per curve between the Z keys of its search box's corners
-// (the box and its enlargement exactly as on the CPU, szl_join.cpp), the shortest interval kept;
+// (the box and its enlargement exactly as on the CPU, engine/join/szl_join.cpp), the shortest interval kept;
 // then the walk over it as a PairProducer, every candidate decided by candidate_test.cuh. In a
 // self-join the box is halved in dimension 0 and a pair belongs to the point first in (first
 // coordinate, id) order, so each unordered pair is found once, as on the CPU.
@@ -9,9 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/types.h"
 #include "float_filter.cuh"
 #include "pair_producer.cuh"
-#include "types.h"
 
 namespace simjoin::gpu {
 

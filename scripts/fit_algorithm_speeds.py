@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Fits the CPU prices of algorithm_choice.cpp (cpu_algorithm_speeds) from simjoin_bench output.
+"""Fits the CPU prices of engine/choice/algorithm_choice.cpp (cpu_algorithm_speeds) from simjoin_bench output.
 
 Input (stdin): simjoin_bench runs with --threads 1 and --algorithm grid|szl|brute, each printing
 its "estimate:", "choice:" and result ("data=...") lines. Fits on the sampled estimates (what
 Auto is given), minimizing relative error (each row divided by its measured time):
-  grid:  total_s = s * (the grid model of device_choice.cpp's CPU speeds)  (one scale factor)
+  grid:  total_s = s * (the grid model of engine/choice/device_choice.cpp's CPU speeds)  (one scale factor)
   szl:   index_s = curves*n_build*(dim*key + log2(n_build)*sort)
          join_s  = n_probe*curves*log2(n_build)*search + walked*(walk + terms*walk_term)
   brute: join_s  = pairs*(pair + dim*term)
@@ -21,7 +21,7 @@ import math
 import re
 import sys
 
-# device_choice.cpp's CPU speeds (ns): point, point*dim, candidate, term.
+# engine/choice/device_choice.cpp's CPU speeds (ns): point, point*dim, candidate, term.
 GRID = (46.0, 5.3, 1.4, 1.6)
 
 

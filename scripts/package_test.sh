@@ -32,7 +32,7 @@ problems=0
 problem() { echo "package_test: FAILED: $*" >&2; problems=$((problems + 1)); }
 
 # META.json: valid JSON, and its version, simjoin's provides version and file agree with
-# simjoin.control's default_version (1.1 -> 1.1.0, sql/simjoin--1.1.sql).
+# simjoin.control's default_version (1.1 -> 1.1.0); its file is the current script, sql/simjoin.sql.
 if meta_check=$(perl -MJSON::PP -e '
   local $/; open my $m, "<", "META.json" or die "cannot read META.json: $!\n";
   my $meta = eval { JSON::PP->new->decode(<$m>) } or die "META.json is not valid JSON: $@";
@@ -44,11 +44,11 @@ if meta_check=$(perl -MJSON::PP -e '
   my @bad;
   push @bad, "provides.simjoin.version is $p->{version}" if ($p->{version} // "") ne $want;
   push @bad, "version is $meta->{version}" if ($meta->{version} // "") ne $want;
-  push @bad, "provides.simjoin.file is $p->{file}" if ($p->{file} // "") ne "sql/simjoin--$default.sql";
+  push @bad, "provides.simjoin.file is $p->{file}" if ($p->{file} // "") ne "sql/simjoin.sql";
   die "META.json: " . join(", ", @bad) . " but simjoin.control says default_version = \x27$default\x27"
-    . " (expected $want, sql/simjoin--$default.sql)\n" if @bad;
-  -f "sql/simjoin--$default.sql" or die "sql/simjoin--$default.sql (default_version) does not exist\n";
-  print "META.json: simjoin $want, sql/simjoin--$default.sql\n";
+    . " (expected $want, sql/simjoin.sql)\n" if @bad;
+  -f "sql/simjoin.sql" or die "sql/simjoin.sql (the current version\x27s script) does not exist\n";
+  print "META.json: simjoin $want, sql/simjoin.sql\n";
 ' 2>&1); then echo "$meta_check"; else problem "$meta_check"; fi
 
 tmp=$(mktemp -d /tmp/simjoin-pkg.XXXXXX)
@@ -98,6 +98,8 @@ has "$extdir/simjoin.control"
 sqls=("$src"/sql/simjoin--*.sql)
 [ ${#sqls[@]} -gt 0 ] || problem "no sql/simjoin--*.sql in the tree"
 for f in "${sqls[@]}"; do has "$extdir/$(basename "$f")"; done
+default=$(sed -nE "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'([^']*)'.*/\1/p" simjoin.control)
+has "$extdir/simjoin--$default.sql"  # sql/simjoin.sql under the current version's name
 stray=$(grep -vE "^($pkglibdir|$extdir|/usr/share/doc/postgresql-15-simjoin)(/|$)|^/(usr(/lib(/postgresql(/15)?)?|/share(/postgresql(/15)?|/doc)?)?)?/?$" <<<"$listing" || true)
 [ -z "$stray" ] || problem "files outside PostgreSQL's and the doc directories: $stray"
 depends=$(dpkg-deb -f "$deb" Depends)

@@ -14,7 +14,7 @@
 #   throughput   16 sessions at once on a 100-D set, GPU service against the CPU engine
 #   calibrate    the engine alone (simjoin_bench) on the CPU (16 threads) and the GPU over a sweep
 #                of sets: each run's sampled work estimate and its times, for fitting the device
-#                choice's speeds (src/engine/device_choice.cpp)
+#                choice's speeds (src/engine/choice/device_choice.cpp)
 #   panel        bench/device_panel.sh: simjoin.device = cpu, gpu and auto on eight sets (SETS)
 #   aggregates   aggregates through the service on the GPU: bench/sql/aggregates_group_by.sql
 #                (1M places, GROUP BY a.id counts and count(*)) with simjoin.device = gpu and cpu,

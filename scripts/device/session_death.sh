@@ -2,7 +2,7 @@
 # On the GPU machine (device tool; carry .device and .device-gtest), from the repository's root:
 # sessions ended mid-join with the GPU service on a real GPU (test/session_death, simjoin.device
 # = gpu), then the engine's GPU tests of streaming and edge cases and compute-sanitizer memcheck
-# over them (the engine's threads now counted and abandoned at exit: worker_thread.h).
+# over them (the engine's threads now counted and abandoned at exit: engine/parallel/worker_thread.h).
 #   ROUNDS (default 200) sessions ended; output and logs under $OUT.
 set -u -o pipefail
 cd "$(dirname "$0")/../.."

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "types.h"
+#include "engine/types.h"
 
 namespace simjoin {
 
@@ -42,14 +42,5 @@ class BatchSource {
   // The GPU fallback message to report (empty if none happened).
   virtual const std::string& fallback_note() const = 0;
 };
-
-// Sorts the pairs (left[k], right[k]), k < n, by (right, left): for a consumer that reads the
-// right side's rows from disk in order. `scratch` is reused between calls.
-void sort_pairs_by_right(std::uint32_t* left, std::uint32_t* right, std::size_t n,
-                         std::vector<std::uint64_t>& scratch);
-// The same with each pair's distance[k] moved along (distance nullptr: the above).
-void sort_pairs_by_right(std::uint32_t* left, std::uint32_t* right, double* distance,
-                         std::size_t n, std::vector<std::uint64_t>& scratch,
-                         std::vector<std::pair<std::uint64_t, double>>& keyed);
 
 }  // namespace simjoin

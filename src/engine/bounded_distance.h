@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "distance.h"
+#include "engine/distance.h"
 
 namespace simjoin {
 

@@ -1,4 +1,4 @@
-#include "distance.h"
+#include "engine/distance.h"
 
 #include <limits>
 

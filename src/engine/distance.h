@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstddef>
 
-#include "cosine.h"
-#include "types.h"
+#include "engine/cosine.h"
+#include "engine/types.h"
 
 namespace simjoin {
 

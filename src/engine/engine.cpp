@@ -1,24 +1,24 @@
 // run_join: validation, then dispatch to the GPU backend or the CPU grid / brute-force joins.
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
-#include "algorithm_choice.h"
-#include "brute_force.h"
-#include "cell_index.h"
-#include "cosine_join.h"
-#include "device_choice.h"
-#include "distance.h"
-#include "grid_join.h"
-#include "grid_plan.h"
-#include "input_checks.h"
-#include "join_backend.h"
-#include "join_params.h"
-#include "phase_clock.h"
-#include "szl_join.h"
-#include "worker_thread.h"
+#include "engine/choice/algorithm_choice.h"
+#include "engine/choice/device_choice.h"
+#include "engine/distance.h"
+#include "engine/join/brute_force.h"
+#include "engine/join/cell_index.h"
+#include "engine/join/cosine_join.h"
+#include "engine/join/grid_join.h"
+#include "engine/join/grid_plan.h"
+#include "engine/join/input_checks.h"
+#include "engine/join/szl_join.h"
+#include "engine/join_backend.h"
+#include "engine/join_params.h"
+#include "engine/parallel/phase_clock.h"
+#include "engine/parallel/worker_thread.h"
 
 namespace simjoin {
 namespace {

@@ -5,9 +5,9 @@
 #include <functional>
 #include <optional>
 
-#include "filled_vector.h"
-#include "pair_sink.h"
-#include "types.h"
+#include "engine/pair_sink.h"
+#include "engine/parallel/filled_vector.h"
+#include "engine/types.h"
 
 namespace simjoin {
 

@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <string>
 
-#include "dbscan.h"
-#include "neighbour_stats.h"
-#include "pair_sink.h"
-#include "types.h"
+#include "engine/aggregates/dbscan.h"
+#include "engine/aggregates/neighbour_stats.h"
+#include "engine/pair_sink.h"
+#include "engine/types.h"
 
 namespace simjoin {
 
@@ -32,7 +32,7 @@ class JoinBackend {
   // pair leaves it). run_neighbour_stats and run_dbscan call them when given no runner and the
   // spec's device resolves to this backend; otherwise they fold run_join's pairs on the host.
   virtual bool runs_aggregates() const { return false; }
-  // run_neighbour_stats's and run_dbscan's contracts (neighbour_stats.h, dbscan.h); the inputs are
+  // run_neighbour_stats's and run_dbscan's contracts (engine/aggregates/neighbour_stats.h, engine/aggregates/dbscan.h); the inputs are
   // already checked.
   virtual NeighbourStats neighbour_stats(const PointSet& /*left*/, const PointSet* /*right*/,
                                          const JoinSpec& /*spec*/, StatsSide /*side*/,
@@ -46,13 +46,6 @@ class JoinBackend {
     throw Error("simjoin: internal error: this backend does not run aggregates");
   }
 };
-
-// The backend that runs the aggregates of run_neighbour_stats / run_dbscan on these inputs: the
-// installed GPU backend where it runs aggregates and spec.device resolves to it as in run_join
-// (Device::Gpu; Device::Auto where the join is priced cheaper there), else nullptr (the host
-// fold over run_join). Device::Gpu without a usable GPU gives nullptr: run_join then throws.
-JoinBackend* aggregate_backend(const PointSet& left, const PointSet* right, const JoinSpec& spec);
-
 
 // The multithreaded CPU engine (grid, SZL or brute force).
 JoinBackend& cpu_backend();

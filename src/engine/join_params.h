@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "types.h"
+#include "engine/types.h"
 
 namespace simjoin {
 

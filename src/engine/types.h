@@ -17,8 +17,8 @@ enum class Metric { Euclidean, Manhattan, Chebyshev, Cosine };
 // Where the join runs. Auto: the GPU when one is present and the join is worth it, else the CPU.
 enum class Device { Auto, Cpu, Gpu };
 
-// Which algorithm runs. Auto lets the engine choose by estimated cost (algorithm_choice.h): the
-// grid, the Set-of-Z-Lists join (szl_join.h) or brute force (always for eps = infinity and tiny
+// Which algorithm runs. Auto lets the engine choose by estimated cost (engine/choice/algorithm_choice.h): the
+// grid, the Set-of-Z-Lists join (engine/join/szl_join.h) or brute force (always for eps = infinity and tiny
 // joins). Szl asked for with eps = infinity runs brute force.
 enum class Algorithm { Auto, Grid, BruteForce, Szl };
 
@@ -49,7 +49,7 @@ struct JoinSpec {
   std::size_t device_memory_bytes = 0;
 };
 
-// One algorithm as Algorithm::Auto priced it (algorithm_choice.h).
+// One algorithm as Algorithm::Auto priced it (engine/choice/algorithm_choice.h).
 struct AlgorithmEstimate {
   std::string algorithm;    // "grid", "szl", "brute-force"
   double candidates = 0.0;  // estimated distance evaluations (SZL: positions walked)

@@ -12,9 +12,9 @@ PG_MODULE_MAGIC;
 PGDLLEXPORT void _PG_init(void);
 }
 
-#include "custom_scan.h"
-#include "service_shared.h"
-#include "settings.h"
+#include "pg/scan/custom_scan.h"
+#include "pg/service/shared.h"
+#include "pg/settings.h"
 
 extern "C" {
 #include "miscadmin.h"

@@ -1,5 +1,5 @@
 // The backend's exit callback (session_exit.h).
-#include "session_exit.h"
+#include "pg/session_exit.h"
 
 extern "C" {
 #include "postgres.h"
@@ -9,8 +9,8 @@ extern "C" {
 
 #include <chrono>
 
-#include "cpu_thread_cap.h"
-#include "worker_thread.h"
+#include "engine/parallel/worker_thread.h"
+#include "pg/dispatch/cpu_thread_cap.h"
 
 namespace simjoin::pg {
 

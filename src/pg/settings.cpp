@@ -1,5 +1,5 @@
 // The extension's settings (GUCs).
-#include "settings.h"
+#include "pg/settings.h"
 
 #include <climits>
 #include <cstddef>
@@ -10,7 +10,7 @@ extern "C" {
 #include "utils/guc.h"
 }
 
-#include "buffer_cache.h"
+#include "engine/parallel/buffer_cache.h"
 
 namespace simjoin::pg {
 
@@ -57,7 +57,7 @@ const struct config_enum_entry service_device_options[] = {
     {nullptr, 0, false},
 };
 
-// simjoin.service_test_fault: the JobFault values (service_job.h).
+// simjoin.service_test_fault: the JobFault values (pg/service/job.h).
 const struct config_enum_entry fault_options[] = {
     {"none", 0, false},      {"error", 1, false}, {"bad_alloc", 2, false},
     {"exit", 3, false},      {"stall", 4, false}, {"late_error", 5, false},

@@ -1,7 +1,7 @@
 // The extension's settings (GUCs), defined in settings.cpp and registered from _PG_init.
 #pragma once
 
-#include "types.h"
+#include "engine/types.h"
 
 namespace simjoin::pg {
 
@@ -15,7 +15,7 @@ extern int gpu_error_setting;
 extern int threads_setting;
 // simjoin.load_threads: parse threads reading a table side beside the leader (-1: auto).
 extern int load_threads_setting;
-// simjoin.buffer_cache (MB): the engine's buffer cache limit (buffer_cache.h).
+// simjoin.buffer_cache (MB): the engine's buffer cache limit (engine/parallel/buffer_cache.h).
 extern int buffer_cache_mb;
 // simjoin.explain: emit a NOTICE with what ran (device, algorithm, dims, batches, pairs, phases).
 extern bool explain_setting;
@@ -30,7 +30,7 @@ extern int service_device_setting;
 extern int gpu_memory_limit_mb;
 // simjoin.max_cpu_threads (0 = one per core): the cluster-wide CPU engine thread cap.
 extern int max_cpu_threads_setting;
-// simjoin.service_test_fault: a JobFault (service_job.h) injected into this session's jobs.
+// simjoin.service_test_fault: a JobFault (pg/service/job.h) injected into this session's jobs.
 extern int service_test_fault_setting;
 
 void define_settings();

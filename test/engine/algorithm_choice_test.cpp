@@ -1,10 +1,10 @@
-// Algorithm::Auto's choice (algorithm_choice.h): the algorithm it picks on typical joins, the
+// Algorithm::Auto's choice (engine/choice/algorithm_choice.h): the algorithm it picks on typical joins, the
 // choice function on synthetic estimates, and the SZL's sampled work against the join's count.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "algorithm_choice.h"
+#include "engine/choice/algorithm_choice.h"
 #include "test_support.h"
 
 namespace simjoin {

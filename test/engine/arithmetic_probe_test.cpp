@@ -1,4 +1,4 @@
-// The arithmetic probe (arithmetic_probe.h): it accepts implementations that compute what simjoin
+// The arithmetic probe (engine/bounds/arithmetic_probe.h): it accepts implementations that compute what simjoin
 // computes, written differently (contrib cube's own formulation), and catches each way a
 // compiled operator can round differently: fused multiply-add, another summation order, extended
 // or single precision, and box tests formulated on the difference or without cube's midpoint.
@@ -7,8 +7,8 @@
 #include <cfloat>
 #include <cmath>
 
-#include "arithmetic_probe.h"
-#include "enlarged_box.h"
+#include "engine/bounds/arithmetic_probe.h"
+#include "engine/bounds/enlarged_box.h"
 
 namespace simjoin {
 namespace {

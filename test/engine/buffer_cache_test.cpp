@@ -1,4 +1,4 @@
-// The engine's buffer cache (buffer_cache.h) and FilledVector, whose large blocks it keeps:
+// The engine's buffer cache (engine/parallel/buffer_cache.h) and FilledVector, whose large blocks it keeps:
 // reuse of a freed block of a fitting size, the waste rule, the limit (oldest blocks dropped,
 // 0: none kept), reused memory writable, threads allocating and freeing at once, and an
 // allocation waiting for blocks freed in the background.
@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "buffer_cache.h"
-#include "filled_vector.h"
+#include "engine/parallel/buffer_cache.h"
+#include "engine/parallel/filled_vector.h"
 
 namespace simjoin {
 namespace {

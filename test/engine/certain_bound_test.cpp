@@ -1,4 +1,4 @@
-// certain_bound.h: an engine pair within the certain bound satisfies the SQL predicate. Checked
+// engine/bounds/certain_bound.h: an engine pair within the certain bound satisfies the SQL predicate. Checked
 // where the geodetic bound is tightest (meridian arcs near the poles, where the radius of
 // curvature is a^2 / b: lengths integrated here), elsewhere on the ellipsoid, on PostGIS's
 // sphere, and for points against PostgreSQL's pg_hypot (copied below); each with the distance
@@ -10,8 +10,8 @@
 #include <limits>
 #include <random>
 
-#include "certain_bound.h"
-#include "geodetic_bound.h"
+#include "engine/bounds/certain_bound.h"
+#include "engine/bounds/geodetic_bound.h"
 #include "geodetic_test_support.h"
 
 namespace simjoin {

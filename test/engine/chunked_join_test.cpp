@@ -1,7 +1,7 @@
-// The chunked join (chunked_join.h) with the CPU engine joining the chunk pairs, against the
+// The chunked join (engine/join/chunked_join.h) with the CPU engine joining the chunk pairs, against the
 // oracle: every shape, metric and chunk size, ties at eps across chunk boundaries, non-finite
 // points, pruning of distant chunk pairs, stopping, stats.
-#include "chunked_join.h"
+#include "engine/join/chunked_join.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <limits>
 #include <string>
 
-#include "chunk_split.h"
+#include "engine/join/chunk_split.h"
 #include "join_scenarios.h"
 #include "random_join_cases.h"
 #include "test_support.h"

@@ -1,4 +1,4 @@
-// exact_bound, widened_bound and inverse_bound (clause_bound.h): the engine's bound for a distance clause keeps
+// exact_bound, widened_bound and inverse_bound (engine/bounds/clause_bound.h): the engine's bound for a distance clause keeps
 // every pair the clause's operator accepts. The operators are modelled here as their extensions
 // compute them (pgvector's single-precision sums, PostgreSQL's hypot for points, cube's sum of
 // squares in double) and checked against the engine's double distances (distance.h).
@@ -10,8 +10,8 @@
 #include <random>
 #include <vector>
 
-#include "clause_bound.h"
-#include "distance.h"
+#include "engine/bounds/clause_bound.h"
+#include "engine/distance.h"
 
 namespace simjoin {
 namespace {

@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "cosine.h"
-#include "distance.h"
+#include "engine/cosine.h"
+#include "engine/distance.h"
 #include "join_scenarios.h"
 #include "test_support.h"
 

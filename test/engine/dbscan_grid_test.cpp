@@ -1,4 +1,4 @@
-// The grid DBSCAN (dbscan_grid.h) against the pair-based run_dbscan (forced with a runner) field
+// The grid DBSCAN (engine/aggregates/dbscan_grid.h) against the pair-based run_dbscan (forced with a runner) field
 // by field, and against the brute-force oracle: dimensions 1-3, every metric it takes, dense
 // cells, lattices at exactly eps and one ulp either side, cells' diagonal corners, duplicates,
 // non-finite points, min_points edge cases, threads, cancellation, and when the grid applies.
@@ -11,11 +11,11 @@
 #include <tuple>
 #include <vector>
 
-#include "dbscan.h"
-#include "dbscan_grid.h"
-#include "dbscan_grid_cells.h"
+#include "engine/aggregates/dbscan.h"
+#include "engine/aggregates/dbscan_grid.h"
+#include "engine/aggregates/dbscan_grid_cells.h"
 #include "dbscan_oracle.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "join_scenarios.h"
 #include "test_support.h"
 

@@ -10,8 +10,8 @@
 #include <map>
 #include <vector>
 
-#include "dbscan.h"
-#include "distance.h"
+#include "engine/aggregates/dbscan.h"
+#include "engine/distance.h"
 #include "test_support.h"
 
 namespace simjoin::testing {

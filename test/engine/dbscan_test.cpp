@@ -12,9 +12,9 @@
 #include <tuple>
 #include <vector>
 
-#include "dbscan.h"
+#include "engine/aggregates/dbscan.h"
 #include "dbscan_oracle.h"
-#include "distance.h"
+#include "engine/distance.h"
 #include "join_scenarios.h"
 #include "test_support.h"
 

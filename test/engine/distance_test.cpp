@@ -6,8 +6,8 @@
 #include <limits>
 #include <random>
 
-#include "bounded_distance.h"
-#include "distance.h"
+#include "engine/bounded_distance.h"
+#include "engine/distance.h"
 
 namespace simjoin {
 namespace {

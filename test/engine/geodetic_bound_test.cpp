@@ -1,4 +1,4 @@
-// geodetic_bound.h: unit normals joined within geodetic_candidate_bound(d, R) keep every pair of
+// engine/bounds/geodetic_bound.h: unit normals joined within geodetic_candidate_bound(d, R) keep every pair of
 // points at geodesic distance <= d, checked where the bound is tightest (meridian arcs at the
 // equator, computed here by integrating the meridional radius of curvature) and on the sphere
 // (PostGIS's sphere mode), with d set to each pair's own distance; a radius 1% too large loses
@@ -9,7 +9,7 @@
 #include <limits>
 #include <random>
 
-#include "geodetic_bound.h"
+#include "engine/bounds/geodetic_bound.h"
 #include "geodetic_test_support.h"
 
 namespace simjoin {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "geodetic_bound.h"
+#include "engine/bounds/geodetic_bound.h"
 
 namespace simjoin::testing {
 

@@ -1,7 +1,7 @@
 // The engine tests own the GPU in their process, as the GPU service does in PostgreSQL: the GPU
 // backend is installed before main() (without CUDA it is one that is never usable).
+#include "engine/join_backend.h"
 #include "gpu_backend.h"
-#include "join_backend.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The GPU backend on inputs larger than its device-memory budget: with a small
-// gpu::Tuning::input_bytes, run_join splits the inputs into chunks (chunked_join.h) and joins the
+// gpu::Tuning::input_bytes, run_join splits the inputs into chunks (engine/join/chunked_join.h) and joins the
 // chunk pairs that can match on the device; the pairs equal the oracle's with every kernel.
 #include <gtest/gtest.h>
 

@@ -14,8 +14,8 @@
 #include <tuple>
 #include <vector>
 
-#include "dbscan.h"
-#include "engine.h"
+#include "engine/aggregates/dbscan.h"
+#include "engine/engine.h"
 #include "gpu_aggregate_support.h"
 #include "join_scenarios.h"
 

@@ -19,7 +19,7 @@
 
 #include "gpu_aggregate_support.h"
 #include "join_scenarios.h"
-#include "neighbour_stats.h"
+#include "engine/aggregates/neighbour_stats.h"
 #include "random_join_cases.h"
 
 namespace simjoin::testing {

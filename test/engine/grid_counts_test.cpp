@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "distance.h"
+#include "engine/distance.h"
 #include "join_scenarios.h"
-#include "neighbour_stats.h"
+#include "engine/aggregates/neighbour_stats.h"
 #include "test_support.h"
 
 namespace simjoin::testing {

@@ -5,8 +5,8 @@
 #include <limits>
 #include <random>
 
-#include "distance.h"
-#include "grid_plan.h"
+#include "engine/distance.h"
+#include "engine/join/grid_plan.h"
 #include "test_support.h"
 
 namespace simjoin {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "join_backend.h"
+#include "engine/join_backend.h"
 #include "join_scenarios.h"
 #include "test_support.h"
 

@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "distance.h"
-#include "pair_sink.h"
+#include "engine/distance.h"
+#include "engine/pair_sink.h"
 #include "test_support.h"
 
 namespace simjoin::testing {

@@ -11,9 +11,9 @@
 #include <tuple>
 #include <vector>
 
-#include "distance.h"
+#include "engine/distance.h"
 #include "join_scenarios.h"
-#include "neighbour_stats.h"
+#include "engine/aggregates/neighbour_stats.h"
 #include "random_join_cases.h"
 #include "test_support.h"
 

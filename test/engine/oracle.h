@@ -7,8 +7,8 @@
 #include <tuple>
 #include <vector>
 
-#include "distance.h"
-#include "types.h"
+#include "engine/distance.h"
+#include "engine/types.h"
 
 namespace simjoin::testing {
 

@@ -1,4 +1,4 @@
-#include "pair_grouping.h"
+#include "engine/join/pair_grouping.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The engine on a producer thread feeding a bounded queue (pair_stream.h): the same pairs as
+// The engine on a producer thread feeding a bounded queue (engine/parallel/pair_stream.h): the same pairs as
 // run_join, bounded buffering, early stop, interrupts, errors, the GPU fallback decision.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "join_scenarios.h"
-#include "pair_stream.h"
+#include "engine/parallel/pair_stream.h"
 #include "test_support.h"
 
 namespace simjoin {

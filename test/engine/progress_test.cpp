@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "chunked_join.h"
+#include "engine/join/chunked_join.h"
 #include "test_support.h"
 
 namespace simjoin {

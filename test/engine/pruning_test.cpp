@@ -18,7 +18,7 @@ TEST(Pruning, UniformTwoDimensionalSmallEps) {
   // Expected neighbours within a 3x3-cell window: about 9 * n * (cell area / total area) per point.
   EXPECT_LT(static_cast<double>(outcome.stats.candidates), n * n / 200.0);
   EXPECT_GT(outcome.stats.pairs, 0u);
-  // Auto first chose the algorithm on samples (algorithm_choice.h).
+  // Auto first chose the algorithm on samples (engine/choice/algorithm_choice.h).
   ASSERT_EQ(outcome.stats.phase_seconds.size(), 4u);
   EXPECT_EQ(outcome.stats.phase_seconds[0].first, "choose");
   EXPECT_EQ(outcome.stats.phase_seconds[1].first, "plan");

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "cell_index.h"
-#include "grid_plan.h"
-#include "radix_sort.h"
+#include "engine/join/cell_index.h"
+#include "engine/join/grid_plan.h"
+#include "engine/parallel/radix_sort.h"
 
 namespace simjoin::testing {
 namespace {

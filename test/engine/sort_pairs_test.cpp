@@ -1,4 +1,4 @@
-// sort_pairs_by_right (batch_source.h): pairs sorted by (right, left), with their distances
+// sort_pairs_by_right (engine/parallel/pair_order.h): pairs sorted by (right, left), with their distances
 // moved along where the batch keeps them (a certain bound reads them with the inner side on disk).
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <vector>
 #include <algorithm>
 
-#include "batch_source.h"
+#include "engine/parallel/pair_order.h"
 
 namespace simjoin {
 namespace {

@@ -1,4 +1,4 @@
-// The space order (space_order.h): the curve's axes and cells, the codes' bit interleaving, the
+// The space order (engine/bounds/space_order.h): the curve's axes and cells, the codes' bit interleaving, the
 // radix sort, and that the order keeps neighbours in space next to each other.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "space_order.h"
+#include "engine/bounds/space_order.h"
 
 namespace simjoin {
 namespace {

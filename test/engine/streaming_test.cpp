@@ -1,4 +1,4 @@
-// Batching, stopping and error propagation of the join's streaming (batch_pipeline.h).
+// Batching, stopping and error propagation of the join's streaming (engine/parallel/batch_pipeline.h).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "batch_pipeline.h"
+#include "engine/parallel/batch_pipeline.h"
 #include "join_scenarios.h"
 #include "test_support.h"
 

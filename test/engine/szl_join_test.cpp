@@ -8,10 +8,10 @@
 #include <limits>
 #include <string>
 
-#include "distance.h"
+#include "engine/distance.h"
 #include "join_scenarios.h"
 #include "random_join_cases.h"
-#include "szl_join.h"
+#include "engine/join/szl_join.h"
 #include "szl_scenarios.h"
 #include "test_support.h"
 

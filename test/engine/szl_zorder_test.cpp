@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "join_scenarios.h"
-#include "szl_index.h"
+#include "engine/join/szl_index.h"
 #include "test_support.h"
-#include "zorder.h"
+#include "engine/join/zorder.h"
 
 namespace simjoin {
 namespace {

@@ -10,10 +10,10 @@
 #include <random>
 #include <vector>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "oracle.h"
-#include "pair_sink.h"
-#include "types.h"
+#include "engine/pair_sink.h"
+#include "engine/types.h"
 
 namespace simjoin::testing {
 

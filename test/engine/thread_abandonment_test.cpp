@@ -1,4 +1,4 @@
-// abandon_threads_and_wait (worker_thread.h): a host that exits without unwinding stops every
+// abandon_threads_and_wait (engine/parallel/worker_thread.h): a host that exits without unwinding stops every
 // engine thread and waits for it, whatever the thread was doing: a producer blocked on a full
 // queue nobody drains, polled work units, a parallel index build. Each case runs in a child
 // process (abandonment is for good), left mid-join as PostgreSQL's FATAL leaves a backend.
@@ -13,10 +13,10 @@
 #include <thread>
 
 #include "join_scenarios.h"
-#include "pair_stream.h"
-#include "polled_units.h"
+#include "engine/parallel/pair_stream.h"
+#include "engine/parallel/polled_units.h"
 #include "test_support.h"
-#include "worker_thread.h"
+#include "engine/parallel/worker_thread.h"
 
 namespace simjoin {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "device_choice.h"
+#include "engine/choice/device_choice.h"
 #include "test_support.h"
-#include "work_estimate.h"
+#include "engine/choice/work_estimate.h"
 
 namespace simjoin {
 namespace {

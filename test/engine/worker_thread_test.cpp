@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "worker_thread.h"
+#include "engine/parallel/worker_thread.h"
 
 namespace simjoin::testing {
 namespace {

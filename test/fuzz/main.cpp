@@ -82,7 +82,7 @@ void print_queries(const Options& o) {
     Round round = generate_round(rng, env, o.tables_per_round);
     // How a plain table side is read, per round, from a generator of its own (the rounds' tables
     // and queries stay those of the seed): auto (PostgreSQL's parallel workers, or serial), or
-    // the leader with one or two parse threads (custom_scan_threaded_load.cpp), which the
+    // the leader with one or two parse threads (pg/scan/load/threaded_load.cpp), which the
     // rounds' small tables get only this way.
     Rng load_rng(o.seed * 1000003 + static_cast<uint64_t>(round_no));
     round.settings_sql += "SET simjoin.load_threads = " + std::to_string(load_rng.range(-1, 2)) + ";\n";
@@ -209,7 +209,7 @@ int main(int argc, char** argv) {
     Round round = generate_round(rng, env, o.tables_per_round);
     // How a plain table side is read, per round, from a generator of its own (the rounds' tables
     // and queries stay those of the seed): auto (PostgreSQL's parallel workers, or serial), or
-    // the leader with one or two parse threads (custom_scan_threaded_load.cpp), which the
+    // the leader with one or two parse threads (pg/scan/load/threaded_load.cpp), which the
     // rounds' small tables get only this way.
     Rng load_rng(o.seed * 1000003 + static_cast<uint64_t>(round_no));
     round.settings_sql += "SET simjoin.load_threads = " + std::to_string(load_rng.range(-1, 2)) + ";\n";

@@ -27,7 +27,7 @@ SELECT isnt((SELECT obj_description(oid, 'pg_extension') FROM pg_extension WHERE
   NULL, 'the extension itself has a comment (simjoin.control)');
 
 -- Settings cannot take COMMENT ON: their descriptions are given in src/pg/settings.cpp and
--- src/pg/custom_scan.cpp, and exist once the library is loaded.
+-- src/pg/scan/join_path.cpp, and exist once the library is loaded.
 LOAD 'simjoin';
 SELECT cmp_ok((SELECT count(*) FROM pg_settings WHERE name LIKE 'simjoin.%'), '>=', 10::bigint,
   'the simjoin.* settings are defined once the library is loaded');

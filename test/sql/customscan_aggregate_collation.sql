@@ -1,5 +1,5 @@
 -- GROUP BY and DISTINCT over a join under a nondeterministic collation: a unique index proves
--- each row its own group only where its equality is the grouping's (custom_scan_aggregate_path.cpp's
+-- each row its own group only where its equality is the grouping's (pg/scan/aggregate/path.cpp's
 -- unique_column). Here names unique under "C" ('x1', 'X1') are one group case-insensitively.
 LOAD 'simjoin';
 \i test/sql/include/customscan_setup.sql

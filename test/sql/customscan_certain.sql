@@ -1,4 +1,4 @@
--- The certain bound of the rechecked forms (src/engine/certain_bound.h): an engine pair within
+-- The certain bound of the rechecked forms (src/engine/bounds/certain_bound.h): an engine pair within
 -- it satisfies the distance clause for sure and skips PostGIS's or point_dt's recheck; the pairs
 -- between it and the candidate bound are rechecked. Each query is compared with PostgreSQL's own
 -- plan, with pairs right at and around the bounds: geography pairs at d = PostGIS's own distance

@@ -1,5 +1,5 @@
 -- contrib cube's clauses decided by simjoin itself: where the installed cube computes what
--- simjoin computes (the arithmetic probe, src/engine/arithmetic_probe.h), the engine's pairs of
+-- simjoin computes (the arithmetic probe, src/engine/bounds/arithmetic_probe.h), the engine's pairs of
 -- point cubes skip cube's distance function, and the box clause users add for cube's GiST index,
 -- cube_enlarge(x, r, n) @> y, is decided natively (in_enlarged_box). Every query is compared with
 -- PostgreSQL's own plan (enable_customscan = off): lattice coordinates put pairs exactly at eps

@@ -1,5 +1,5 @@
 -- The row estimate of a distance join, and of the plan above it, from the planner's sample
--- (custom_scan_estimate.cpp): PostgreSQL alone estimates  dist <= eps  as a third of the cross
+-- (pg/scan/estimate.cpp): PostgreSQL alone estimates  dist <= eps  as a third of the cross
 -- product. Each check compares the estimated rows of one plan node (EXPLAIN without ANALYZE)
 -- with the rows the query returns: within a factor of 3. The node is the top one (a Sort, a
 -- three-table join, a LEFT join) or, under an aggregate, the join it reads.

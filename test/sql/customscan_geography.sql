@@ -1,8 +1,8 @@
 -- The SimilarityJoin custom scan on PostGIS geography points: ST_DWithin(a, b, d), with
 -- use_spheroid true or false, ST_Distance(a, b) <= d and a <-> b <= d. The engine joins the
 -- points' unit normals within d over the spheroid's smallest radius of curvature (widened,
--- src/engine/geodetic_bound.h): candidates; those within d over the largest radius (narrowed,
--- src/engine/certain_bound.h) are within d for sure, PostGIS decides the others
+-- src/engine/bounds/geodetic_bound.h): candidates; those within d over the largest radius (narrowed,
+-- src/engine/bounds/certain_bound.h) are within d for sure, PostGIS decides the others
 -- (customscan_certain tests that bound). Rows that are not points are paired with every row.
 -- Each query is compared with PostgreSQL's own plan.
 LOAD 'simjoin';

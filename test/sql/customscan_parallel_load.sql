@@ -1,4 +1,4 @@
--- A side read by parallel workers (custom_scan_parallel_load.cpp): a plain sequential scan of a
+-- A side read by parallel workers (pg/scan/load/parallel_load.cpp): a plain sequential scan of a
 -- table large enough for PostgreSQL's parallel workers (here every table: min size 0) is read by
 -- the leader and up to max_parallel_workers_per_gather workers, their points sent to the leader.
 -- Every query is compared with PostgreSQL's own plan, with the leader reading too and with the

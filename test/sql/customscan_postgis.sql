@@ -31,7 +31,7 @@ SELECT * FROM pg_temp.cs_compare(
 SELECT pg_temp.cs_explain('SELECT p.id, s.id FROM cs_places p JOIN cs_shops s
                            ON ST_DWithin(p.g, s.g, 1)', 'Wild Rows') AS wild_rows;
 -- Where the installed PostGIS computes a point distance as simjoin does (the arithmetic
--- probe, src/engine/arithmetic_probe.h: sqrt(dx * dx + dy * dy), no fused multiply-add), the
+-- probe, src/engine/bounds/arithmetic_probe.h: sqrt(dx * dx + dy * dy), no fused multiply-add), the
 -- engine decides ST_DWithin on two points itself; lattice pairs at exactly eps (3-4-5 and
 -- 0.1-steps) and random points at small and large scales agree with PostGIS's own plan.
 SELECT pg_temp.cs_explain('SELECT p.id, s.id FROM cs_places p JOIN cs_shops s

@@ -1,6 +1,6 @@
 -- Monotone arithmetic on the distance: d * k, k * d, d / k (k > 0), d + s, d - s, nested, on
 -- either side of the comparison. The engine joins with the bound on d that the clause implies in
--- double arithmetic (inverse_bound in src/engine/clause_bound.h: fl(d * k) <= c admits d up to
+-- double arithmetic (inverse_bound in src/engine/bounds/clause_bound.h: fl(d * k) <= c admits d up to
 -- c's successor divided by k), and every candidate pair is rechecked with the clause itself.
 -- Integer points put many pairs at distances whose scaled value rounds onto the bound: at
 -- d = 3, 3 * 0.7 = 2.0999999999999996 and 2.0999999999999996 / 0.7 = 2.9999999999999996 < 3, so a

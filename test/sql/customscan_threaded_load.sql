@@ -1,4 +1,4 @@
--- A side read by the leader with parse threads (custom_scan_threaded_load.cpp, forced here with
+-- A side read by the leader with parse threads (pg/scan/load/threaded_load.cpp, forced here with
 -- simjoin.load_threads): the leader scans the table and threads deform its rows and parse their
 -- keys. Every query is compared with PostgreSQL's own plan: float8[], point and PostGIS keys,
 -- an integer lattice (pairs exactly at eps), duplicates and NULL keys and columns; rows written

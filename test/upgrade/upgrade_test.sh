@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The upgrade test: for every earlier version X with a full script sql/simjoin--X.sql (all but
-# simjoin.control's default_version), a database gets CREATE EXTENSION simjoin VERSION 'X' and
+# The upgrade test: for every earlier version X (sql/simjoin--1.0.sql, the oldest full script, and
+# each update script's starting version; the current version's script is sql/simjoin.sql,
+# installed under simjoin.control's default_version), a database gets CREATE EXTENSION simjoin
+# VERSION 'X' (PostgreSQL runs 1.0's script and the update chain to X) and
 # ALTER EXTENSION simjoin UPDATE, and must then hold exactly what a fresh CREATE EXTENSION simjoin
 # gives another database:
 #   - pg_dump --schema-only of both (it shows the extension as one CREATE EXTENSION line), and
@@ -67,20 +69,22 @@ describe() {
 }
 
 default=$(sed -nE "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'([^']*)'.*/\1/p" simjoin.control)
-versions=$(ls sql | sed -nE 's/^simjoin--([^-]+)\.sql$/\1/p' | grep -vxF "$default" | sort -V)
+versions=$(ls sql | sed -nE 's/^simjoin--([^-]+)(--[^-]+)?\.sql$/\1/p' | grep -vxF "$default" | sort -uV)
 installed=$(psql -AtX -d postgres -c "SELECT default_version FROM pg_available_extensions WHERE name = 'simjoin'")
 if [ "$installed" != "$default" ]; then
   echo "upgrade: the server's simjoin has default_version '$installed', simjoin.control says '$default' (make install first)"
   echo "upgrade: 0 checks passed, 1 failed"; exit 1
 fi
-echo "upgrade: default_version $default; earlier versions with a full script: ${versions:-none}"
+echo "upgrade: default_version $default; earlier versions: ${versions:-none}"
 # The server must run this checkout's scripts (pg_read_file and pg_config need a superuser).
 sharedir=$(psql -AtX -d postgres -c "SELECT setting FROM pg_config WHERE name = 'SHAREDIR'" 2>/dev/null)
 if [ -n "$sharedir" ]; then
   stale=""
-  for f in simjoin.control sql/simjoin--*.sql; do
-    theirs=$(psql -AtX -d postgres -c "SELECT md5(pg_read_file('$sharedir/extension/$(basename "$f")'))" 2>/dev/null)
-    [ "$theirs" = "$(md5sum <"$f" | cut -d' ' -f1)" ] || stale="$stale $(basename "$f")"
+  for f in simjoin.control sql/simjoin--*.sql sql/simjoin.sql; do
+    name=$(basename "$f")
+    [ "$name" = simjoin.sql ] && name=simjoin--$default.sql  # installed under the current version's name
+    theirs=$(psql -AtX -d postgres -c "SELECT md5(pg_read_file('$sharedir/extension/$name'))" 2>/dev/null)
+    [ "$theirs" = "$(md5sum <"$f" | cut -d' ' -f1)" ] || stale="$stale $name"
   done
   if [ -z "$stale" ]; then pass "the server's simjoin.control and scripts are this checkout's"
   else fail "the server's scripts differ from this checkout's (make install first):$stale"; fi

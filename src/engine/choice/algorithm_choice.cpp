@@ -1,0 +1,192 @@
+// choose_algorithm: the sampled work of each algorithm priced with linear models.
+#include "engine/choice/algorithm_choice.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/choice/point_sample.h"
+#include "engine/join/szl_index.h"
+#include "engine/join/szl_join.h"
+
+namespace simjoin {
+namespace {
+
+constexpr std::size_t kSzlBuildSample = 4096;
+// ... fewer in high dimensions, where a Z key costs 32 bits per dimension: at most this many
+// point-dimensions (4,096 points up to 64-D; 334 at 784-D).
+constexpr std::size_t kSzlBuildSampleCoords = 4096 * 64;
+constexpr std::size_t kSzlProbeSample = 256;
+
+double log2_at_least_1(double n) { return std::max(1.0, std::log2(std::max(n, 1.0))); }
+
+double grid_seconds(const JoinWork& w, int threads, const AlgorithmSpeeds& s) {
+  const double points = w.left_points + w.right_points;
+  const double per_thread = w.candidates * (s.grid_candidate_ns +
+                                            w.terms_per_candidate * s.grid_term_ns);
+  return (points * (s.grid_point_ns + static_cast<double>(w.dim) * s.grid_point_dim_ns) +
+          per_thread / threads) * 1e-9;
+}
+
+double szl_seconds(const SzlWork& w, double terms_per_candidate, int threads,
+                   const AlgorithmSpeeds& s) {
+  const double log_build = log2_at_least_1(w.build_points);
+  const double index = w.curves * w.build_points *
+                       (static_cast<double>(w.dim) * s.szl_key_ns + log_build * s.szl_sort_ns);
+  const double join = w.probe_points * w.curves * log_build * s.szl_search_ns +
+                      w.walked * (s.szl_walk_ns + terms_per_candidate * s.szl_walk_term_ns);
+  return (index + join) / threads * 1e-9;
+}
+
+double brute_seconds(double pairs, std::size_t dim, int threads, const AlgorithmSpeeds& s) {
+  return pairs * (s.brute_pair_ns + static_cast<double>(dim) * s.brute_term_ns) / threads * 1e-9;
+}
+
+// The pairs brute force evaluates: each unordered pair once in a self-join.
+double brute_pairs_of(const PointSet& left, const PointSet* right) {
+  const double n = static_cast<double>(left.n);
+  return right ? n * static_cast<double>(right->n) : n * (n + 1.0) / 2.0;
+}
+
+// The finite points of `points` as a contiguous set (owned by `coords`).
+PointSet contiguous(const std::vector<const double*>& points, std::size_t dim,
+                    std::vector<double>& coords) {
+  coords.clear();
+  for (const double* p : points) coords.insert(coords.end(), p, p + dim);
+  return PointSet{coords.data(), points.size(), dim};
+}
+
+}  // namespace
+
+const AlgorithmSpeeds& cpu_algorithm_speeds() {
+  // Fitted on the CPU engine of a 2-core VM, one thread, over 10 sets (2-D to 64-D, uniform,
+  // clustered, exponential, self and two-input): scripts/fit_algorithm_speeds.py on simjoin_bench
+  // runs of each algorithm (docs/ARCHITECTURE.md, "Choosing the algorithm"). The grid's are
+  // engine/choice/device_choice.cpp's CPU speeds times the median ratio measured here (1.18).
+  static const AlgorithmSpeeds speeds{
+      /*grid_point_ns=*/54.2, /*grid_point_dim_ns=*/6.25, /*grid_candidate_ns=*/1.65,
+      /*grid_term_ns=*/1.89,
+      /*szl_key_ns=*/17.2, /*szl_sort_ns=*/7.35, /*szl_search_ns=*/13.5, /*szl_walk_ns=*/5.82,
+      /*szl_walk_term_ns=*/0.277,
+      /*brute_pair_ns=*/1.26, /*brute_term_ns=*/0.0866};
+  return speeds;
+}
+
+const AlgorithmSpeeds& gpu_algorithm_speeds() {
+  // Fitted on an H100 (scripts/device/szl_check.sh calibrate: grid, SZL and brute force on 12
+  // sets from 2-D to 784-D, then scripts/fit_algorithm_speeds.py --gpu; docs/benchmarks/szl.md):
+  // the kernels' and transfers' phases, without the process's first CUDA work. The model picks
+  // the fastest algorithm on all 12 sets; its absolute times are off by up to 5x on small
+  // high-dimensional sets (brute force priced per dimension, where its distance checks stop
+  // early), so only the ratios between algorithms are relied on.
+  static const AlgorithmSpeeds speeds{
+      /*grid_point_ns=*/0.0, /*grid_point_dim_ns=*/5.10, /*grid_candidate_ns=*/0.0,
+      /*grid_term_ns=*/0.000594,
+      /*szl_key_ns=*/0.644, /*szl_sort_ns=*/0.135, /*szl_search_ns=*/0.304, /*szl_walk_ns=*/0.0229,
+      /*szl_walk_term_ns=*/0.00107,
+      /*brute_pair_ns=*/0.00108, /*brute_term_ns=*/0.000125};
+  return speeds;
+}
+
+const char* algorithm_name(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::Grid: return "grid";
+    case Algorithm::Szl: return "szl";
+    case Algorithm::BruteForce: return "brute-force";
+    case Algorithm::Auto:
+    default: return "auto";
+  }
+}
+
+namespace {
+
+// The SZL's work before sampling: its sizes, nothing walked (a lower bound of its cost).
+SzlWork szl_shape(const PointSet& left, const PointSet* right) {
+  const bool build_is_left = !right || left.n <= right->n;
+  SzlWork work;
+  work.build_points = static_cast<double>(build_is_left ? left.n : right->n);
+  work.probe_points = static_cast<double>(right ? (build_is_left ? right->n : left.n) : left.n);
+  work.dim = left.dim;
+  work.curves = static_cast<double>(szl_default_curves(left.dim));
+  return work;
+}
+
+}  // namespace
+
+SzlWork estimate_szl_work(const PointSet& left, const PointSet* right, double eps) {
+  const bool build_is_left = !right || left.n <= right->n;
+  const PointSet& build = build_is_left ? left : *right;
+  const PointSet& probe = right ? (build_is_left ? *right : left) : left;
+  SzlWork work = szl_shape(left, right);
+
+  std::vector<double> build_coords, probe_coords;
+  const PointSet build_sample =
+      contiguous(sample_points(build, std::max<std::size_t>(
+                                          64, std::min(kSzlBuildSample,
+                                                       kSzlBuildSampleCoords / std::max<std::size_t>(build.dim, 1)))),
+                 build.dim, build_coords);
+  if (build_sample.n == 0) return work;
+  const SzlIndex index = build_szl_index(build_sample, 0, 1);
+  // A self-join probes the sampled index's own points (with the half box).
+  const std::vector<const double*> probes =
+      sample_points(right ? probe : build_sample, kSzlProbeSample);
+  if (probes.empty()) return work;
+  double walked = 0.0;
+  for (const double* a : probes) walked += static_cast<double>(szl_walk_length(index, a, eps, !right));
+  const double build_ratio = work.build_points / static_cast<double>(build_sample.n);
+  work.walked = walked / static_cast<double>(probes.size()) * build_ratio * work.probe_points;
+  return work;
+}
+
+AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, double brute_pairs,
+                                   std::size_t dim, int threads, const AlgorithmSpeeds& speeds) {
+  threads = std::max(threads, 1);
+  AlgorithmChoice choice;
+  std::vector<std::pair<Algorithm, AlgorithmEstimate>> priced;
+  if (grid && grid->indexed_dims > 0) {
+    choice.grid_work = *grid;
+    priced.push_back({Algorithm::Grid,
+                      {"grid", grid->candidates, grid_seconds(*grid, threads, speeds)}});
+  }
+  if (szl) {
+    const double terms = grid ? grid->terms_per_candidate : static_cast<double>(dim);
+    priced.push_back({Algorithm::Szl,
+                      {"szl", szl->walked, szl_seconds(*szl, terms, threads, speeds)}});
+  }
+  priced.push_back({Algorithm::BruteForce,
+                    {"brute-force", brute_pairs, brute_seconds(brute_pairs, dim, threads, speeds)}});
+  // Cheapest first; stable, so that ties keep grid, szl, brute force in that order.
+  std::stable_sort(priced.begin(), priced.end(), [](const auto& a, const auto& b) {
+    return a.second.seconds < b.second.seconds;
+  });
+  choice.algorithm = priced.front().first;
+  for (const auto& entry : priced) choice.estimates.push_back(entry.second);
+  return choice;
+}
+
+AlgorithmChoice choose_algorithm(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                                 int threads, bool szl_supported, const AlgorithmSpeeds& speeds) {
+  const double pairs =
+      static_cast<double>(left.n) * static_cast<double>(right ? right->n : left.n);
+  if (!std::isfinite(spec.eps) || spec.eps < 0.0 || pairs <= kBruteForceMaxPairs ||
+      left.dim == 0) {
+    return AlgorithmChoice{};  // brute force, nothing priced
+  }
+  JoinSpec grid_spec = spec;
+  grid_spec.algorithm = Algorithm::Grid;
+  const JoinWork grid = estimate_join_work(left, right, grid_spec);
+  std::optional<SzlWork> szl;
+  // The SZL joins cosine only as Euclidean on unit vectors (engine/join/cosine_join.h), where this runs again.
+  // Its walk is sampled only where its index and searches alone cost less than the grid.
+  const int priced_threads = std::max(threads, 1);
+  const bool szl_may_win =
+      grid.indexed_dims == 0 ||
+      szl_seconds(szl_shape(left, right), grid.terms_per_candidate, priced_threads, speeds) <
+          grid_seconds(grid, priced_threads, speeds);
+  if (szl_supported && spec.metric != Metric::Cosine && szl_may_win) {
+    szl = estimate_szl_work(left, right, spec.eps);
+  }
+  return cheapest_algorithm(&grid, szl ? &*szl : nullptr, brute_pairs_of(left, right), left.dim,
+                            threads, speeds);
+}
+
+}  // namespace simjoin

@@ -1,0 +1,148 @@
+// The engine on a producer thread feeding a bounded batch queue (engine/parallel/pair_stream.h).
+#include "engine/parallel/pair_stream.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "engine/parallel/pair_order.h"
+#include "engine/parallel/worker_thread.h"
+
+namespace simjoin {
+
+namespace {
+
+// Counts what reaches the sink: a GPU failure is only retried before the first pair.
+class CountingSink : public PairSink {
+ public:
+  explicit CountingSink(PairSink& inner) : inner_(inner) {}
+  bool consume(const PairBatch& batch) override {
+    pairs_taken_ += batch.size;
+    return inner_.consume(batch);
+  }
+  bool keep_going() override { return inner_.keep_going(); }
+  std::size_t pairs_taken() const { return pairs_taken_; }
+
+ private:
+  PairSink& inner_;
+  std::size_t pairs_taken_ = 0;
+};
+
+}  // namespace
+
+JoinStats run_join_with_fallback(const PointSet& left, const PointSet* right,
+                                 const JoinSpec& spec, bool cpu_fallback, PairSink& sink,
+                                 const std::function<void(const std::string&)>& on_fallback) {
+  if (spec.device == Device::Gpu) {
+    std::string why;
+    if (!gpu_available(&why)) throw Error("simjoin.device is 'gpu' but no GPU is usable: " + why);
+  }
+  CountingSink counting(sink);
+  try {
+    return run_join(left, right, spec, counting);
+  } catch (const Error& e) {
+    const bool may_retry = cpu_fallback && spec.device != Device::Cpu &&
+                           counting.pairs_taken() == 0 && gpu_available(nullptr);
+    if (!may_retry) throw;
+    if (on_fallback) on_fallback(std::string("GPU join failed (") + e.what() + "); running it on the CPU");
+  }
+  JoinSpec cpu_spec = spec;
+  cpu_spec.device = Device::Cpu;
+  return run_join(left, right, cpu_spec, counting);
+}
+
+class PairStream::QueueSink : public PairSink {
+ public:
+  explicit QueueSink(PairStream& stream) : stream_(stream) {}
+  bool consume(const PairBatch& batch) override { return stream_.push(batch); }
+  bool keep_going() override { return stream_.producer_keep_going(); }
+
+ private:
+  PairStream& stream_;
+};
+
+PairStream::PairStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                       Options options)
+    : options_(std::move(options)), queue_(options_.queue_batches, 1) {
+  if (right) {
+    right_copy_ = *right;
+    has_right_ = true;
+  }
+  thread_ = start_worker_thread([this, left, spec] {
+    produce(left, has_right_ ? &right_copy_ : nullptr, spec);
+  });
+}
+
+PairStream::~PairStream() { stop(); }
+
+void PairStream::produce(PointSet left, const PointSet* right, JoinSpec spec) {
+  QueueSink sink(*this);
+  JoinStats stats;
+  std::exception_ptr error;
+  std::string note;
+  try {
+    stats = run_join_with_fallback(left, right, spec, options_.cpu_fallback, sink,
+                                   [&note](const std::string& message) { note = message; });
+  } catch (...) {
+    error = std::current_exception();
+  }
+  stats_ = std::move(stats);  // read by the consumer only after joining this thread
+  error_ = error;
+  fallback_note_ = std::move(note);
+  queue_.producer_done();
+}
+
+bool PairStream::producer_keep_going() {
+  if (queue_.stop_requested()) return false;
+  return !(options_.interrupted && options_.interrupted());
+}
+
+bool PairStream::push(const PairBatch& batch) {
+  // Copied before queueing (the queue blocks while full): the consumer goes on meanwhile.
+  staging_.left.assign(batch.left, batch.left + batch.size);
+  staging_.right.assign(batch.right, batch.right + batch.size);
+  if (options_.keep_distance)
+    staging_.distance.assign(batch.distance, batch.distance + batch.size);
+  else
+    staging_.distance.clear();
+  if (options_.order_by_right)
+    sort_pairs_by_right(staging_.left.data(), staging_.right.data(),
+                        options_.keep_distance ? staging_.distance.data() : nullptr,
+                        staging_.size(), sort_keys_, sort_keyed_);
+  if (!queue_.push(staging_)) return false;
+  pairs_pushed_.fetch_add(batch.size, std::memory_order_relaxed);
+  return producer_keep_going();
+}
+
+PairStream::Next PairStream::next(StreamBatch* batch, std::chrono::milliseconds timeout) {
+  if (holding_current_) {
+    queue_.recycle(std::move(current_));
+    current_ = OwnedPairBatch();
+    holding_current_ = false;
+  }
+  switch (queue_.pop(current_, timeout)) {
+    case BatchQueue::PopResult::Timeout:
+      return Next::Timeout;
+    case BatchQueue::PopResult::Finished:  // stopped, or done and drained
+      join();
+      return Next::End;
+    case BatchQueue::PopResult::Batch:
+      break;
+  }
+  holding_current_ = true;
+  batch->left = current_.left.data();
+  batch->right = current_.right.data();
+  batch->distance = options_.keep_distance ? current_.distance.data() : nullptr;
+  batch->size = current_.size();
+  return Next::Batch;
+}
+
+void PairStream::stop() noexcept {
+  queue_.request_stop();
+  join();
+}
+
+void PairStream::join() noexcept {
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace simjoin

@@ -1,0 +1,96 @@
+// The engine on a producer thread: run_join's batches go into a bounded queue that a consumer
+// (the PostgreSQL backend's executor) drains at its own pace, so that the full result is never
+// materialized and a consumer that stops early stops the engine.
+//
+// Plain C++17 like the rest of the engine: the producer thread is started with every signal
+// blocked (engine/parallel/worker_thread.h) and never calls back into the host except through
+// Options::interrupted, which must be thread-safe (PostgreSQL: read the pending-interrupt flags).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/batch_source.h"
+#include "engine/engine.h"
+#include "engine/parallel/batch_pipeline.h"
+
+namespace simjoin {
+
+// run_join with the device choice shared by every caller: Device::Gpu without a usable GPU
+// throws; a failure of the GPU join (simjoin::Error) is retried on the CPU when `cpu_fallback`
+// is set, the device was not Device::Cpu, no pair has reached the sink yet and a GPU is present;
+// on_fallback (optional) gets the message to report just before the CPU run. Any other error,
+// and every exception thrown by the sink, propagates.
+JoinStats run_join_with_fallback(const PointSet& left, const PointSet* right,
+                                 const JoinSpec& spec, bool cpu_fallback, PairSink& sink,
+                                 const std::function<void(const std::string&)>& on_fallback);
+
+class PairStream : public BatchSource {
+ public:
+  struct Options {
+    std::size_t queue_batches = 4;  // full batches waiting for the consumer, at most
+    bool keep_distance = true;      // copy the distances too
+    // Each batch sorted by (right, left) on the producer thread (distances moved along), for a
+    // consumer that reads the right side's rows from disk.
+    bool order_by_right = false;
+    bool cpu_fallback = false;      // see run_join_with_fallback
+    // Polled on the producer thread (between batches, at least every 100 ms while the engine
+    // works); true stops the join. Must be thread-safe, must not throw.
+    std::function<bool()> interrupted;
+  };
+
+  // Starts the join on the producer thread. The point sets' coordinates must stay valid and
+  // unchanged until stop() returned (the destructor calls it). Throws only if the thread cannot
+  // be started.
+  PairStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+             Options options);
+  ~PairStream() override;
+  PairStream(const PairStream&) = delete;
+  PairStream& operator=(const PairStream&) = delete;
+
+  // BatchSource: at End the producer thread is joined; stop() asks the producer to stop and waits
+  // for it (the engine polls keep_going at least every 100 ms).
+  Next next(StreamBatch* batch, std::chrono::milliseconds timeout) override;
+  void stop() noexcept override;
+  const JoinStats& stats() const override { return stats_; }
+  std::exception_ptr error() const override { return error_; }
+  const std::string& fallback_note() const override { return fallback_note_; }
+  // Pairs the producer pushed into the queue so far (readable at any time).
+  std::uint64_t pairs_pushed() const { return pairs_pushed_.load(std::memory_order_relaxed); }
+
+ private:
+  class QueueSink;
+
+  void produce(PointSet left, const PointSet* right, JoinSpec spec);
+  bool push(const PairBatch& batch);  // producer; false once stopped
+  bool producer_keep_going();
+  void join() noexcept;
+
+  Options options_;
+  PointSet right_copy_;
+  bool has_right_ = false;
+
+  BatchQueue queue_;
+  OwnedPairBatch staging_;                 // producer: the batch being copied in
+  std::vector<std::uint64_t> sort_keys_;   // producer: scratch of sort_pairs_by_right
+  std::vector<std::pair<std::uint64_t, double>> sort_keyed_;  // the same, with distances
+  OwnedPairBatch current_;                 // consumer: the batch handed out last
+  bool holding_current_ = false;
+
+  // written by the producer before it finishes; read by the consumer after the join
+  JoinStats stats_;
+  std::exception_ptr error_;
+  std::string fallback_note_;
+  std::atomic<std::uint64_t> pairs_pushed_{0};
+
+  std::thread thread_;
+};
+
+}  // namespace simjoin

@@ -1,0 +1,135 @@
+// simjoin_dbscan(table_name, eps, min_points, ...) on a table's vectors and
+// simjoin_cluster_dbscan(table_name, geom_column, eps, min_points, ...) on its PostGIS points:
+// DBSCAN as PostGIS's ST_ClusterDBSCAN defines it (engine/aggregates/dbscan.h), one row per table row:
+// (id, cluster, kind). Points are clustered in key order, so every rule that picks "the smallest
+// index" picks the smallest key: a border point joins the cluster of its core neighbour with the
+// smallest key, and clusters are numbered 0, 1, ... by their smallest key. Rows with a NULL
+// vector or geometry are noise (ST_ClusterDBSCAN gives them NULL).
+extern "C" {
+#include "postgres.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(simjoin_dbscan);
+PG_FUNCTION_INFO_V1(simjoin_cluster_dbscan);
+}
+
+#include <cmath>
+
+#include "pg/dispatch/aggregate_runner.h"
+#include "pg/dispatch/engine_runner.h"
+#include "pg/functions/function_arguments.h"
+#include "pg/functions/geometry_points.h"
+#include "pg/pg_guard.h"
+#include "pg/settings.h"
+
+namespace simjoin::pg {
+
+namespace {
+
+// ERROR as ST_ClusterDBSCAN raises for a NULL or negative eps or min_points ("must be a positive
+// number"); NaN is refused too. min_points 0 is allowed and means 1, as in PostGIS.
+void check_dbscan_arguments(FunctionCallInfo fcinfo, int eps, int min_points) {
+  if (PG_ARGISNULL(eps) || PG_GETARG_FLOAT8(eps) < 0 || std::isnan(PG_GETARG_FLOAT8(eps)))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("simjoin: eps must be a number >= 0")));
+  if (PG_ARGISNULL(min_points) || PG_GETARG_INT32(min_points) < 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("simjoin: min_points must be an integer >= 0")));
+}
+
+struct ClusterRows {
+  ReturnSetInfo* rsinfo;
+  const int64* cluster;  // per point; -1: noise
+  const uint8* kind;     // per point: PointKind
+  Datum kind_names[3];   // text of each PointKind, made once
+};
+
+void put_row(int64 key, size_t index, void* arg) {
+  const ClusterRows* rows = static_cast<const ClusterRows*>(arg);
+  const PointKind kind =
+      index == kNullVector ? PointKind::Noise : static_cast<PointKind>(rows->kind[index]);
+  Datum values[3] = {Int64GetDatum(key), 0, 0};
+  bool nulls[3] = {false, true, false};
+  if (kind != PointKind::Noise) {
+    values[1] = Int32GetDatum(static_cast<int32>(rows->cluster[index]));
+    nulls[1] = false;
+  }
+  values[2] = rows->kind_names[static_cast<int>(kind)];
+  tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
+}
+
+// Clusters the points in key order and returns the rows.
+Datum cluster_and_return(FunctionCallInfo fcinfo, TableVectors* points, double eps,
+                         int32 min_points, Metric metric, Algorithm algorithm) {
+  order_by_key(points);
+  const size_t n = points->n;
+  int64* cluster = static_cast<int64*>(palloc_extended(sizeof(int64) * (n + 1), MCXT_ALLOC_HUGE));
+  uint8* kind = static_cast<uint8*>(palloc_extended(n + 1, MCXT_ALLOC_HUGE));
+  if (n > 0) {
+    // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor may
+    // be alive in this frame then.
+    const bool stopped = cpp_guard([&] {
+      const DbscanResult result = compute_dbscan(point_set(*points), join_spec(eps, metric, algorithm),
+                                                 static_cast<std::uint64_t>(min_points));
+      if (result.counting.stopped || result.linking.stopped) return true;
+      for (size_t i = 0; i < n; ++i) {
+        cluster[i] = result.cluster[i];
+        kind[i] = static_cast<uint8>(result.kind[i]);
+      }
+      return false;
+    });
+    raise_if_interrupted(stopped);
+  }
+  ClusterRows rows{reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo), cluster, kind, {}};
+  rows.kind_names[static_cast<int>(PointKind::Noise)] = CStringGetTextDatum("noise");
+  rows.kind_names[static_cast<int>(PointKind::Border)] = CStringGetTextDatum("border");
+  rows.kind_names[static_cast<int>(PointKind::Core)] = CStringGetTextDatum("core");
+  for_each_row_in_key_order(*points, put_row, &rows);
+  PG_RETURN_NULL();
+}
+
+}  // namespace
+
+}  // namespace simjoin::pg
+
+using namespace simjoin;
+using namespace simjoin::pg;
+
+extern "C" Datum simjoin_dbscan(PG_FUNCTION_ARGS) {
+  enum Argument { TABLE_NAME, EPS, MIN_POINTS, COLUMN_NAME, KEY, METRIC, ALGORITHM };
+  if (PG_ARGISNULL(TABLE_NAME))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("simjoin: table_name must not be NULL")));
+  check_dbscan_arguments(fcinfo, EPS, MIN_POINTS);
+  InitMaterializedSRF(fcinfo, 0);
+  const Metric metric = metric_argument(fcinfo, METRIC);
+  const Algorithm algorithm = algorithm_argument(fcinfo, ALGORITHM);
+  TableColumns columns;
+  resolve_table_columns(PG_GETARG_OID(TABLE_NAME), name_argument(fcinfo, COLUMN_NAME),
+                        name_argument(fcinfo, KEY), {"column_name", "key"}, &columns);
+  TableVectors points;
+  read_table_vectors(columns, 0, &points, true);
+  return cluster_and_return(fcinfo, &points, PG_GETARG_FLOAT8(EPS), PG_GETARG_INT32(MIN_POINTS),
+                            metric, algorithm);
+}
+
+extern "C" Datum simjoin_cluster_dbscan(PG_FUNCTION_ARGS) {
+  enum Argument { TABLE_NAME, GEOM_COLUMN, EPS, MIN_POINTS, KEY };
+  if (PG_ARGISNULL(TABLE_NAME) || PG_ARGISNULL(GEOM_COLUMN))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("simjoin: table_name and geom_column must not be NULL")));
+  check_dbscan_arguments(fcinfo, EPS, MIN_POINTS);
+  InitMaterializedSRF(fcinfo, 0);
+  TableColumns columns;
+  resolve_table_columns(PG_GETARG_OID(TABLE_NAME), name_argument(fcinfo, GEOM_COLUMN),
+                        name_argument(fcinfo, KEY), {"geom_column", "key"}, &columns,
+                        ValueKind::Geometry);
+  TableVectors points;
+  read_point_geometries(columns, &points);
+  // Planar distance sqrt(dx * dx + dy * dy), as PostGIS computes it between two points.
+  return cluster_and_return(fcinfo, &points, PG_GETARG_FLOAT8(EPS), PG_GETARG_INT32(MIN_POINTS),
+                            Metric::Euclidean, static_cast<Algorithm>(algorithm_setting));
+}

@@ -1,0 +1,118 @@
+// similarity_join(left_table, right_table, eps, ...): the set-returning function.
+// Flow: resolve columns -> read (key, vector) rows through SPI -> engine -> tuplestore (which
+// spills past work_mem). C++ runs only inside cpp_guard; PostgreSQL calls made from the sink go
+// through pg_call, so no longjmp crosses a C++ frame.
+extern "C" {
+#include "postgres.h"
+#include "fmgr.h"
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(simjoin_similarity_join);
+}
+
+#include <cstring>
+#include <string>
+
+#include "pg/dispatch/engine_runner.h"
+#include "pg/functions/function_arguments.h"
+#include "pg/functions/table_vectors.h"
+#include "pg/pg_guard.h"
+#include "pg/settings.h"
+
+namespace simjoin::pg {
+
+namespace {
+
+enum Argument { LEFT_TABLE, RIGHT_TABLE, EPS, METRIC, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
+                RIGHT_KEY, UNIQUE_PAIRS, ALGORITHM };
+
+// Writes each pair as a (left_id, right_id, distance) row of the function's tuplestore. The
+// row's layout is fixed (three 8-byte, 8-aligned, never NULL columns), so one formed tuple is
+// reused: each pair overwrites its data area and the tuplestore copies it.
+class TuplestoreSink : public InterruptibleSink {
+ public:
+  TuplestoreSink(ReturnSetInfo* rsinfo, const int64* left_keys, const int64* right_keys,
+                 bool order_keys)
+      : rsinfo_(rsinfo), left_keys_(left_keys), right_keys_(right_keys), order_keys_(order_keys) {
+    pg_call([this] {
+      Datum values[3] = {Int64GetDatum(0), Int64GetDatum(0), Float8GetDatum(0.0)};
+      bool nulls[3] = {false, false, false};
+      row_ = heap_form_tuple(rsinfo_->setDesc, values, nulls);
+    });
+    row_data_ = reinterpret_cast<char*>(row_->t_data) + row_->t_data->t_hoff;
+  }
+
+  bool consume(const PairBatch& batch) override {
+    pg_call([&] {
+      for (size_t k = 0; k < batch.size; ++k) {
+        int64 left = left_keys_[batch.left[k]];
+        int64 right = right_keys_[batch.right[k]];
+        if (order_keys_) {  // unique_pairs: the rows of ... AND l.key < r.key
+          if (left == right) continue;  // two rows sharing a key (the key is not unique)
+          if (right < left) std::swap(left, right);
+        }
+        std::memcpy(row_data_, &left, 8);
+        std::memcpy(row_data_ + 8, &right, 8);
+        std::memcpy(row_data_ + 16, &batch.distance[k], 8);
+        tuplestore_puttuple(rsinfo_->setResult, row_);
+      }
+    });
+    return keep_going();
+  }
+
+ private:
+  ReturnSetInfo* rsinfo_;
+  const int64* left_keys_;
+  const int64* right_keys_;
+  bool order_keys_;
+  HeapTuple row_ = nullptr;
+  char* row_data_ = nullptr;
+};
+
+}  // namespace
+
+}  // namespace simjoin::pg
+
+using namespace simjoin;
+using namespace simjoin::pg;
+
+extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
+  require_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE);
+  InitMaterializedSRF(fcinfo, 0);
+  double eps;
+  if (!eps_argument(fcinfo, EPS, &eps)) PG_RETURN_NULL();  // d <= NULL is never true: no rows
+  const Metric metric = metric_argument(fcinfo, METRIC);
+  const bool unique_pairs = !PG_ARGISNULL(UNIQUE_PAIRS) && PG_GETARG_BOOL(UNIQUE_PAIRS);
+  // NULL (and the 1.3 signature, without the argument): the simjoin.algorithm setting.
+  const Algorithm algorithm = algorithm_argument(fcinfo, ALGORITHM);
+
+  JoinTables tables;
+  resolve_join_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
+                      RIGHT_KEY, &tables);
+  const bool self_join = tables.self_join;
+  if (unique_pairs && !self_join)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("simjoin: unique_pairs needs a self-join"),
+                    errdetail("The left and right tables, vector columns and keys must be the same.")));
+
+  TableVectors left, right;
+  read_join_vectors(tables, false, &left, &right);
+  if (left.n == 0 || right.n == 0) PG_RETURN_NULL();
+
+  ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+  // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor (the
+  // JoinStats) may be alive in this frame then.
+  const bool stopped = cpp_guard([&] {
+    const PointSet left_points = point_set(left), right_points = point_set(right);
+    JoinSpec spec = join_spec(eps, metric, algorithm);
+    spec.self_pairs = unique_pairs ? SelfPairs::Unique : SelfPairs::All;
+    TuplestoreSink sink(rsinfo, left.keys, right.keys, unique_pairs);
+    return run_engine(left_points, self_join ? nullptr : &right_points, spec, sink).stopped;
+  });
+  raise_if_interrupted(stopped);
+  PG_RETURN_NULL();
+}

@@ -1,0 +1,340 @@
+// Reading a table's (key, vector) rows through SPI, each row handed over as the executor makes it.
+#include "pg/functions/table_vectors.h"
+
+extern "C" {
+#include "access/relation.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "tcop/dest.h"
+#include "utils/memutils.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+}
+
+#include "pg/functions/vector_input.h"
+#include "pg/service/shared_points.h"
+
+namespace simjoin::pg {
+
+namespace {
+
+bool is_integer_type(Oid type) {
+  const Oid base = getBaseType(type);
+  return base == INT2OID || base == INT4OID || base == INT8OID;
+}
+
+AttrNumber named_column(Relation rel, const char* name) {
+  const AttrNumber attnum = get_attnum(RelationGetRelid(rel), name);
+  if (attnum == InvalidAttrNumber)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("column \"%s\" of relation \"%s\" does not exist", name,
+                           RelationGetRelationName(rel))));
+  return attnum;
+}
+
+// A column of the values the function reads: vectors (real[], float8[]) or PostGIS geometries.
+bool is_value_type(Oid type, ValueKind kind) {
+  if (kind == ValueKind::Vector) return is_vector_type(type);
+  HeapTuple tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(getBaseType(type)));
+  if (!HeapTupleIsValid(tuple)) return false;
+  const bool geometry = strcmp(NameStr(((Form_pg_type) GETSTRUCT(tuple))->typname), "geometry") == 0;
+  ReleaseSysCache(tuple);
+  return geometry;
+}
+
+const char* value_types(ValueKind kind) {
+  return kind == ValueKind::Vector ? "real[] or float8[]" : "geometry";
+}
+
+AttrNumber only_value_column(Relation rel, const ColumnArguments& arguments, ValueKind kind) {
+  TupleDesc desc = RelationGetDescr(rel);
+  AttrNumber found = InvalidAttrNumber;
+  for (int i = 0; i < desc->natts; ++i) {
+    Form_pg_attribute att = TupleDescAttr(desc, i);
+    if (att->attisdropped || !is_value_type(att->atttypid, kind)) continue;
+    if (found != InvalidAttrNumber)
+      ereport(ERROR, (errcode(ERRCODE_AMBIGUOUS_COLUMN),
+                      errmsg("simjoin: table \"%s\" has more than one %s column",
+                             RelationGetRelationName(rel), value_types(kind)),
+                      errhint("Name the %s column with %s.", kind == ValueKind::Vector ? "vector" : "geometry",
+                              arguments.column)));
+    found = att->attnum;
+  }
+  if (found == InvalidAttrNumber)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("simjoin: table \"%s\" has no %s column",
+                           RelationGetRelationName(rel), value_types(kind))));
+  return found;
+}
+
+AttrNumber primary_key_column(Relation rel, const ColumnArguments& arguments) {
+  const Oid index_oid = RelationGetPrimaryKeyIndex(rel);
+  AttrNumber found = InvalidAttrNumber;
+  if (OidIsValid(index_oid)) {
+    Relation index = relation_open(index_oid, AccessShareLock);
+    if (index->rd_index->indnkeyatts == 1) found = index->rd_index->indkey.values[0];
+    relation_close(index, AccessShareLock);
+  }
+  if (found == InvalidAttrNumber || !is_integer_type(TupleDescAttr(RelationGetDescr(rel), found - 1)->atttypid))
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("simjoin: table \"%s\" has no single-column integer primary key",
+                           RelationGetRelationName(rel)),
+                    errhint("Name an integer key column with %s.", arguments.key)));
+  return found;
+}
+
+// ERROR unless attnum is a column of rel (not dropped) of one of the accepted kinds.
+void check_column_type(Relation rel, AttrNumber attnum, bool value, ValueKind kind) {
+  if (attnum <= 0)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("simjoin: system columns of relation \"%s\" cannot be used",
+                           RelationGetRelationName(rel))));
+  Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+  if (value ? !is_value_type(att->atttypid, kind) : !is_integer_type(att->atttypid))
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                    errmsg("simjoin: column \"%s\" of table \"%s\" is %s, expected %s",
+                           NameStr(att->attname), RelationGetRelationName(rel),
+                           format_type_be(att->atttypid),
+                           value ? value_types(kind) : "smallint, integer or bigint")));
+}
+
+}  // namespace
+
+void resolve_table_columns(Oid relid, const char* vector_column, const char* key_column,
+                           const ColumnArguments& arguments, TableColumns* out, ValueKind kind) {
+  // Refuse before describing the table's columns: the same error a SELECT would give. Column
+  // privileges suffice here; the query itself checks the exact columns.
+  if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+      pg_attribute_aclcheck_all(relid, GetUserId(), ACL_SELECT, ACLMASK_ANY) != ACLCHECK_OK)
+    aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(get_rel_relkind(relid)),
+                   get_rel_name(relid));
+  Relation rel = relation_open(relid, AccessShareLock);
+  out->relid = relid;
+  strlcpy(out->table_name, RelationGetRelationName(rel), sizeof out->table_name);
+  strlcpy(out->qualified_name,
+          quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+                                     RelationGetRelationName(rel)),
+          sizeof out->qualified_name);
+  out->vector_attnum =
+      vector_column ? named_column(rel, vector_column) : only_value_column(rel, arguments, kind);
+  check_column_type(rel, out->vector_attnum, true, kind);
+  out->key_attnum =
+      key_column ? named_column(rel, key_column) : primary_key_column(rel, arguments);
+  check_column_type(rel, out->key_attnum, false, kind);
+  TupleDesc desc = RelationGetDescr(rel);
+  strlcpy(out->vector_column, NameStr(TupleDescAttr(desc, out->vector_attnum - 1)->attname),
+          NAMEDATALEN);
+  strlcpy(out->key_column, NameStr(TupleDescAttr(desc, out->key_attnum - 1)->attname),
+          NAMEDATALEN);
+  relation_close(rel, AccessShareLock);
+}
+
+TableVectorsBuilder::TableVectorsBuilder(TableVectors* out)
+    : out_(out), context_(CurrentMemoryContext), shared_(join_points_shared()) {}
+
+// The points go to shared memory when the GPU service may run the join (pg/service/shared_points.h).
+double* TableVectorsBuilder::append(int64 key) {
+  const size_t dim = static_cast<size_t>(out_->dim);
+  if (out_->n == capacity_) {
+    const size_t new_capacity = capacity_ ? capacity_ * 2 : 1024;
+    out_->keys = static_cast<int64*>(
+        out_->keys ? repalloc_huge(out_->keys, sizeof(int64) * new_capacity)
+                   : MemoryContextAllocHuge(context_, sizeof(int64) * new_capacity));
+    out_->coords = grow_join_points(context_, out_->coords, sizeof(double) * out_->n * dim,
+                                    sizeof(double) * new_capacity * dim, shared_);
+    capacity_ = new_capacity;
+  }
+  out_->keys[out_->n] = key;
+  return out_->coords + out_->n++ * dim;
+}
+
+void TableVectorsBuilder::append_null_key(int64 key) {
+  if (out_->null_n == null_capacity_) {
+    null_capacity_ = null_capacity_ ? null_capacity_ * 2 : 64;
+    out_->null_keys = static_cast<int64*>(
+        out_->null_keys ? repalloc_huge(out_->null_keys, sizeof(int64) * null_capacity_)
+                        : MemoryContextAllocHuge(context_, sizeof(int64) * null_capacity_));
+  }
+  out_->null_keys[out_->null_n++] = key;
+}
+
+namespace {
+
+// A DestReceiver that hands each row's slot to the reader's callback.
+struct RowReceiver {
+  DestReceiver receiver;  // first: the executor sees a DestReceiver
+  void (*row)(TupleTableSlot*, void*);
+  void* arg;
+  MemoryContext row_context;
+  ErrorContextCallback* caller_context;  // the function's: a reader's ERROR is not the query's
+  uint64 rows;
+};
+
+bool receive_row(TupleTableSlot* slot, DestReceiver* self) {
+  RowReceiver* r = reinterpret_cast<RowReceiver*>(self);
+  const MemoryContext caller = MemoryContextSwitchTo(r->row_context);
+  // Without SPI's context line (the internal SELECT) on the reader's errors about a row.
+  ErrorContextCallback* query_context = error_context_stack;
+  error_context_stack = r->caller_context;
+  r->row(slot, r->arg);
+  error_context_stack = query_context;
+  MemoryContextSwitchTo(caller);
+  MemoryContextReset(r->row_context);  // detoasted values and the like
+  if ((++r->rows & 0x3FFF) == 0) CHECK_FOR_INTERRUPTS();
+  return true;
+}
+
+void receiver_startup(DestReceiver*, int, TupleDesc) {}
+void receiver_shutdown(DestReceiver*) {}
+void receiver_destroy(DestReceiver*) {}
+
+}  // namespace
+
+void for_each_query_row(const char* query, void (*row)(TupleTableSlot*, void*), void* arg) {
+  if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "simjoin: SPI_connect failed");
+  RowReceiver receiver;
+  receiver.receiver.receiveSlot = receive_row;
+  receiver.receiver.rStartup = receiver_startup;
+  receiver.receiver.rShutdown = receiver_shutdown;
+  receiver.receiver.rDestroy = receiver_destroy;
+  receiver.receiver.mydest = DestNone;  // no SPI tuple table
+  receiver.row = row;
+  receiver.arg = arg;
+  receiver.row_context = AllocSetContextCreate(CurrentMemoryContext, "simjoin row",
+                                               ALLOCSET_SMALL_SIZES);
+  receiver.caller_context = error_context_stack;
+  receiver.rows = 0;
+  // No parallel plan (cursor options 0): a Gather would only queue every row to this process.
+  SPIPlanPtr plan = SPI_prepare_cursor(query, 0, nullptr, 0);
+  if (!plan)
+    elog(ERROR, "simjoin: could not prepare \"%s\": %s", query, SPI_result_code_string(SPI_result));
+  SPIExecuteOptions options;
+  memset(&options, 0, sizeof options);
+  options.read_only = true;
+  options.dest = &receiver.receiver;
+  const int result = SPI_execute_plan_extended(plan, &options);
+  if (result < 0)
+    elog(ERROR, "simjoin: could not run \"%s\": %s", query, SPI_result_code_string(result));
+  SPI_finish();
+}
+
+namespace {
+
+struct VectorRows {
+  const TableColumns* columns;
+  TableVectors* out;
+  TableVectorsBuilder* builder;
+  bool keep_null_keys;
+};
+
+void read_vector_row(TupleTableSlot* slot, void* arg) {
+  VectorRows* rows = static_cast<VectorRows*>(arg);
+  const TableColumns& columns = *rows->columns;
+  bool key_null, vector_null;
+  const Datum key = slot_getattr(slot, 1, &key_null);
+  const Datum vector = slot_getattr(slot, 2, &vector_null);
+  if (vector_null && !rows->keep_null_keys) return;  // a NULL vector matches nothing, as in SQL
+  const int64 key_value = row_key(key, key_null, columns);
+  if (vector_null) {
+    rows->builder->append_null_key(key_value);
+    return;
+  }
+  char key_text[32];
+  snprintf(key_text, sizeof key_text, INT64_FORMAT, key_value);
+  if (rows->out->dim == 0) rows->out->dim = vector_length(vector, columns.table_name, key_text);
+  read_vector(vector, rows->out->dim, rows->builder->append(key_value), columns.table_name,
+              key_text);
+}
+
+}  // namespace
+
+void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
+                        bool keep_null_keys) {
+  *out = TableVectors{nullptr, nullptr, 0, dim > 0 ? dim : 0, nullptr, 0};
+  TableVectorsBuilder builder(out);
+  VectorRows rows{&columns, out, &builder, keep_null_keys};
+  char* query = key_value_query(columns);
+  for_each_query_row(query, read_vector_row, &rows);
+  pfree(query);
+}
+
+int64 row_key(Datum key, bool key_null, const TableColumns& columns) {
+  if (key_null)
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("simjoin: table \"%s\" has a row with a NULL key in column \"%s\"",
+                           columns.table_name, columns.key_column)));
+  return DatumGetInt64(key);
+}
+
+char* key_value_query(const TableColumns& columns) {
+  return psprintf("SELECT %s::pg_catalog.int8, %s FROM %s", quote_identifier(columns.key_column),
+                  quote_identifier(columns.vector_column), columns.qualified_name);
+}
+
+namespace {
+
+struct KeyOrder {
+  const int64* keys;
+};
+
+int compare_indexes_by_key(const void* a, const void* b, void* arg) {
+  const int64* keys = static_cast<const KeyOrder*>(arg)->keys;
+  const uint32 i = *static_cast<const uint32*>(a), j = *static_cast<const uint32*>(b);
+  if (keys[i] != keys[j]) return keys[i] < keys[j] ? -1 : 1;
+  return i < j ? -1 : (i > j ? 1 : 0);
+}
+
+int compare_keys(const void* a, const void* b) {
+  const int64 x = *static_cast<const int64*>(a), y = *static_cast<const int64*>(b);
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+}  // namespace
+
+void order_by_key(TableVectors* vectors) {
+  if (vectors->null_n > 1)
+    qsort(vectors->null_keys, vectors->null_n, sizeof(int64), compare_keys);
+  const size_t n = vectors->n, dim = static_cast<size_t>(vectors->dim);
+  size_t sorted = 1;  // a table read in key order (often: a serial key) needs no copy
+  while (sorted < n && vectors->keys[sorted - 1] <= vectors->keys[sorted]) ++sorted;
+  if (sorted >= n) return;
+  if (n > PG_UINT32_MAX)
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                    errmsg("simjoin: more than %u points", PG_UINT32_MAX)));
+  uint32* order = static_cast<uint32*>(palloc_extended(sizeof(uint32) * n, MCXT_ALLOC_HUGE));
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32>(i);
+  KeyOrder key_order{vectors->keys};
+  qsort_arg(order, n, sizeof(uint32), compare_indexes_by_key, &key_order);
+  int64* keys = static_cast<int64*>(palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE));
+  double* coords = static_cast<double*>(palloc_extended(sizeof(double) * n * dim, MCXT_ALLOC_HUGE));
+  memcpy(keys, vectors->keys, sizeof(int64) * n);
+  memcpy(coords, vectors->coords, sizeof(double) * n * dim);
+  for (size_t i = 0; i < n; ++i) {
+    vectors->keys[i] = keys[order[i]];
+    memcpy(vectors->coords + i * dim, coords + order[i] * dim, sizeof(double) * dim);
+  }
+  pfree(coords);
+  pfree(keys);
+  pfree(order);
+}
+
+void for_each_row_in_key_order(const TableVectors& vectors,
+                               void (*visit)(int64 key, size_t index, void* arg), void* arg) {
+  size_t i = 0, j = 0;
+  while (i < vectors.n || j < vectors.null_n) {
+    if (j == vectors.null_n || (i < vectors.n && vectors.keys[i] <= vectors.null_keys[j])) {
+      visit(vectors.keys[i], i, arg);
+      ++i;
+    } else {
+      visit(vectors.null_keys[j++], kNullVector, arg);
+    }
+  }
+}
+
+}  // namespace simjoin::pg

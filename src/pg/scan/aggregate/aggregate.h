@@ -1,0 +1,54 @@
+// Aggregates over a similarity join computed in the engine: the "SimilarityJoinAggregate" custom
+// scan (planner part: pg/scan/aggregate/path.cpp; executor: pg/scan/aggregate/exec.cpp).
+//
+//   SELECT count(*) FROM a JOIN b ON <distance clause>
+//   SELECT a.k, count(*), min(<distance>), max(<distance>) FROM a JOIN b ON ... GROUP BY a.k
+//
+// (and a left join's count(<NOT NULL column of its inner side>) per group of its outer side)
+// where the SimilarityJoin scan took the join as an inner join decided by the engine exactly
+// (engine_is_exact, no other join clause). Its child is that SimilarityJoin plan, which loads
+// both sides and returns only the pairs with a wild row (SimJoinState::engine_by_caller): the
+// engine's pairs are folded per point of the grouped (outer) side by compute_neighbour_stats
+// (pg/dispatch/aggregate_runner.h), never handed to the executor; the per-point results are combined per
+// group value (a hash table: non-unique keys, NULL keys forming one group) and one row per group
+// with a partner comes out.
+#pragma once
+
+extern "C" {
+#include "postgres.h"
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+}
+
+namespace simjoin::pg::cs {
+
+// The aggregates the engine computes (custom_private's kinds, one per aggregate in the order of
+// custom_scan_tlist after the group key).
+enum EngineAggregate : int {
+  AGG_COUNT = 0,         // count(*), count(<NOT NULL column>)
+  AGG_MIN_DISTANCE = 1,  // min(<the join's distance>)
+  AGG_MAX_DISTANCE = 2,  // max(<the join's distance>)
+};
+
+// Positions in the aggregate scan's custom_private (Integers); then one EngineAggregate each.
+enum AggregatePrivate : int {
+  AGGPRIV_GROUPED = 0,     // 1: GROUP BY a column of the outer side (custom_scan_tlist's first)
+  AGGPRIV_EQ_OPERATOR,     // the group key's equality operator
+  AGGPRIV_COLLATION,       // the group key's collation
+  AGGPRIV_DISTANCE_COLUMN, // the distance's position in the child's target list (-1: none)
+  AGGPRIV_KEY_UNIQUE,      // a unique index proves the group key unique (NULLs aside)
+  AGGPRIV_COUNTED_COLUMN,  // a left join's counted column in the child's target list (-1: none,
+                           // each child row counts 1)
+  AGGPRIV_COUNT
+};
+
+// The join hook's SimilarityJoin path of a join relation, remembered (a copy: add_path may free
+// it) for the upper-path hook.
+void note_similarity_join(PlannerInfo* root, RelOptInfo* joinrel, const CustomPath* path);
+// The upper-path hook and the plan's methods (from custom_scan_init).
+void aggregate_path_init();
+
+extern CustomScanMethods aggregate_scan_methods;
+void init_aggregate_exec_methods();
+
+}  // namespace simjoin::pg::cs

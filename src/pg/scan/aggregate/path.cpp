@@ -1,0 +1,387 @@
+// The planner part of the SimilarityJoinAggregate scan (pg/scan/aggregate/aggregate.h): the join hook
+// remembers each SimilarityJoin path it makes (note_similarity_join); the upper-path hook, for a
+// grouping over such a join relation, checks the query's shape and adds a CustomPath to the
+// grouped relation whose child is that join path, projected to the group key and the distance.
+//
+// Accepted: no HAVING, grouping sets, window functions or set-returning functions; at most one
+// GROUP BY item, a hashable column of one side (that side becomes the outer one); aggregates
+// count(*), count(<NOT NULL column>), and min / max of the join's own distance expression (equal()
+// to the one in the distance clause) where the engine's double is PostgreSQL's result (simjoin's
+// operators on real[] / float8[], distance.h); no FILTER, DISTINCT or ORDER BY in them; the join
+// an inner join whose only clause is the distance clause, decided by the engine exactly, or such
+// a left join grouped by its kept side with count(<NOT NULL column of the other side>) (no
+// count(*): a row without a partner counts 1 there). Any other shape gets no path, and the query
+// runs as before.
+#include "pg/scan/aggregate/aggregate.h"
+
+#include "pg/pg_guard.h"
+#include "pg/scan/internal.h"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_attribute.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/planner.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/syscache.h"
+}
+
+namespace simjoin::pg::cs {
+
+namespace {
+
+// ---- the join paths seen by the join hook -----------------------------------------------------
+
+// Remembered in the planner's memory context; a reset callback forgets them with it.
+struct NotedJoin {
+  PlannerInfo* root;
+  RelOptInfo* joinrel;
+  CustomPath* path;
+};
+struct JoinRegistry {
+  MemoryContext context;
+  List* joins;
+  MemoryContextCallback forget;
+};
+JoinRegistry* registry = nullptr;
+
+void forget_registry(void* arg) {
+  if (registry == arg) registry = nullptr;
+}
+
+// ---- the query's shape ------------------------------------------------------------------------
+
+// What the SimilarityJoin path says of its join.
+struct JoinFacts {
+  JoinType jointype;       // JOIN_INNER, or JOIN_LEFT (the outer input's rows kept)
+  Path* outer_path;
+  Relids inner_relids;
+  Expr* distance;          // the distance expression of the clause (nullptr: ST_DWithin)
+  bool distance_is_exact;  // the engine's double is the distance expression's value
+};
+
+// Whether the engine decides the join alone: an inner or left join, exact, no other clause.
+bool join_facts(PlannerInfo* root, const CustomPath* path, JoinFacts* facts) {
+  List* priv = path->custom_private;
+  if (list_length(priv) > PATH_ORDERED) return false;  // an ordered variant
+  List* restrictlist = static_cast<List*>(linitial(priv));
+  List* distance = static_cast<List*>(lfourth(priv));
+  List* form = static_cast<List*>(lthird(priv));
+  List* forms = static_cast<List*>(list_nth(priv, 5));
+  if (list_length(restrictlist) != 1 || intVal(lsecond(distance)) == 0 ||
+      list_nth(priv, 4) != NIL)
+    return false;
+  facts->jointype = static_cast<JoinType>(intVal(lfourth(forms)));
+  if (facts->jointype != JOIN_INNER && facts->jointype != JOIN_LEFT) return false;
+  facts->outer_path = static_cast<Path*>(linitial(path->custom_paths));
+  facts->inner_relids = static_cast<Path*>(lsecond(path->custom_paths))->parent->relids;
+  facts->distance = nullptr;
+  Expr* clause = static_cast<Expr*>(linitial(distance));
+  if (IsA(clause, OpExpr)) {
+    ListCell* lc;
+    foreach (lc, reinterpret_cast<OpExpr*>(clause)->args)
+      if (bms_num_members(pull_varnos(root, static_cast<Node*>(lfirst(lc)))) == 2)
+        facts->distance = static_cast<Expr*>(lfirst(lc));
+  }
+  const KeyKind kind = static_cast<KeyKind>(intVal(linitial(form)));
+  const Metric metric = static_cast<Metric>(intVal(lsecond(form)));
+  const bool dwithin = intVal(lfourth(form)) != 0;
+  // simjoin's own operators compute exact_distance on the doubles the engine reads (distance.h);
+  // the cosine distance and the other types' operators are not proven bitwise equal.
+  facts->distance_is_exact = facts->distance != nullptr && kind == KEY_FLOAT_ARRAY && !dwithin &&
+                             metric != Metric::Cosine &&
+                             exprType(reinterpret_cast<Node*>(facts->distance)) == FLOAT8OID;
+  return true;
+}
+
+// A column of the join's relations declared NOT NULL (count(column) counts every pair then).
+bool not_null_column(PlannerInfo* root, RelOptInfo* joinrel, Expr* expr) {
+  if (!IsA(expr, Var)) return false;
+  const Var* var = reinterpret_cast<const Var*>(expr);
+  if (var->varlevelsup != 0 || var->varattno <= 0 || !bms_is_member(var->varno, joinrel->relids))
+    return false;
+  RangeTblEntry* rte = planner_rt_fetch(var->varno, root);
+  if (rte->rtekind != RTE_RELATION) return false;
+  HeapTuple tuple = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid),
+                                    Int16GetDatum(var->varattno));
+  if (!HeapTupleIsValid(tuple)) return false;
+  const bool not_null = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tuple))->attnotnull;
+  ReleaseSysCache(tuple);
+  return not_null;
+}
+
+// Whether a unique, immediate, non-partial index on exactly this column proves it unique among
+// its table's rows (NULLs aside) under the GROUP BY's equality: each outer point is then its own
+// group. The index's equality must be the grouping's operator, and no finer than its collation:
+// under a deterministic collation equal means identical, so any collation's uniqueness will do;
+// under a nondeterministic one ('a' = 'A' case-insensitively) only an index of that collation.
+bool unique_column(PlannerInfo* root, const Var* var, Oid eq_operator, Oid collation) {
+  RelOptInfo* rel = find_base_rel(root, var->varno);
+  const bool any_collation = !OidIsValid(collation) || get_collation_isdeterministic(collation);
+  ListCell* lc;
+  foreach (lc, rel->indexlist) {
+    const IndexOptInfo* index = lfirst_node(IndexOptInfo, lc);
+    if (index->unique && index->immediate && index->indpred == NIL && index->nkeycolumns == 1 &&
+        index->indexkeys[0] == var->varattno && op_in_opfamily(eq_operator, index->opfamily[0]) &&
+        (any_collation || index->indexcollations[0] == collation))
+      return true;
+  }
+  return false;
+}
+
+// The engine's aggregate for an Aggref, or -1. A left join's rows without a partner count 0:
+// count(<NOT NULL column of the inner side>) only (*counted: that column).
+int engine_aggregate(PlannerInfo* root, RelOptInfo* joinrel, const JoinFacts& facts,
+                     const Aggref* agg, Expr** counted) {
+  if (agg->aggfilter || agg->aggdistinct != NIL || agg->aggorder != NIL || agg->agglevelsup != 0 ||
+      agg->aggsplit != AGGSPLIT_SIMPLE || agg->aggkind != AGGKIND_NORMAL)
+    return -1;
+  Expr* arg = list_length(agg->args) == 1 ? linitial_node(TargetEntry, agg->args)->expr : nullptr;
+  switch (agg->aggfnoid) {
+    case F_COUNT_:
+      return facts.jointype == JOIN_INNER ? AGG_COUNT : -1;
+    case F_COUNT_ANY:
+      if (!arg || !not_null_column(root, joinrel, arg)) return -1;
+      if (facts.jointype == JOIN_INNER) return AGG_COUNT;
+      if (!bms_is_member(reinterpret_cast<Var*>(arg)->varno, facts.inner_relids)) return -1;
+      if (!*counted) *counted = arg;
+      return AGG_COUNT;
+    case F_MIN_FLOAT8:
+    case F_MAX_FLOAT8:
+      if (!arg || !facts.distance_is_exact || !equal(arg, facts.distance)) return -1;
+      return agg->aggfnoid == F_MIN_FLOAT8 ? AGG_MIN_DISTANCE : AGG_MAX_DISTANCE;
+    default:
+      return -1;
+  }
+}
+
+// A self-join's inner input made to return the outer input's columns (its own Vars), where both
+// scan one table: the SimilarityJoin plan then reads the table once for both sides (same_scan in
+// pg/scan/plan.cpp, which checks the rest). The grouped side's key is often a column only the
+// outer input returns.
+Path* inner_like_outer(PlannerInfo* root, Path* outer, Path* inner) {
+  if (!IsA(outer, Path) || !IsA(inner, Path) || outer->pathtype != T_SeqScan ||
+      inner->pathtype != T_SeqScan)
+    return inner;
+  RelOptInfo* outer_rel = outer->parent;
+  RelOptInfo* inner_rel = inner->parent;
+  if (outer_rel->reloptkind != RELOPT_BASEREL || inner_rel->reloptkind != RELOPT_BASEREL ||
+      planner_rt_fetch(outer_rel->relid, root)->relid !=
+          planner_rt_fetch(inner_rel->relid, root)->relid)
+    return inner;
+  PathTarget* target = copy_pathtarget(outer->pathtarget);
+  target->exprs = static_cast<List*>(copyObjectImpl(target->exprs));  // the Vars are shared
+  ChangeVarNodes(reinterpret_cast<Node*>(target->exprs), outer_rel->relid, inner_rel->relid, 0);
+  ListCell* lc;
+  foreach (lc, inner->pathtarget->exprs)  // and its own (then the scans differ and are not shared)
+    if (!list_member(target->exprs, lfirst(lc)))
+      add_column_to_pathtarget(target, static_cast<Expr*>(lfirst(lc)), 0);
+  Path* copy = makeNode(Path);
+  *copy = *inner;
+  copy->pathtarget = target;
+  return copy;
+}
+
+// ---- the path and its plan --------------------------------------------------------------------
+
+Plan* plan_aggregate(PlannerInfo*, RelOptInfo*, CustomPath* best_path, List* tlist, List*,
+                     List* custom_plans) {
+  List* key_and_aggs = static_cast<List*>(linitial(best_path->custom_private));
+  List* priv = static_cast<List*>(lsecond(best_path->custom_private));
+  CustomScan* cscan = makeNode(CustomScan);
+  cscan->scan.plan.targetlist = tlist;
+  cscan->scan.plan.qual = NIL;
+  cscan->scan.scanrelid = 0;
+  cscan->flags = best_path->flags;
+  cscan->custom_plans = custom_plans;
+  cscan->custom_exprs = NIL;
+  // The scan tuple: the group key (if any), then the aggregates; setrefs maps the target list's
+  // Aggrefs and key onto it.
+  List* scan_tlist = NIL;
+  AttrNumber resno = 1;
+  ListCell* lc;
+  foreach (lc, key_and_aggs)
+    scan_tlist = lappend(scan_tlist, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(lfirst(lc))),
+                                                     resno++, nullptr, false));
+  cscan->custom_scan_tlist = scan_tlist;
+  cscan->custom_private = static_cast<List*>(copyObjectImpl(priv));
+  cscan->methods = &aggregate_scan_methods;
+  return &cscan->scan.plan;
+}
+
+const CustomPathMethods aggregate_path_methods = {"SimilarityJoinAggregate", plan_aggregate};
+
+// `stage`: UPPERREL_GROUP_AGG (aggregates, a GROUP BY of one column with or without them), or
+// UPPERREL_DISTINCT (a DISTINCT of one column over the join, no aggregates: its groups).
+void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
+                        RelOptInfo* grouped_rel) {
+  Query* parse = root->parse;
+  const bool distinct = stage == UPPERREL_DISTINCT;
+  List* group_clause = distinct ? parse->distinctClause : parse->groupClause;
+  if (!registry || parse->groupingSets != NIL || parse->havingQual || parse->hasWindowFuncs ||
+      parse->hasTargetSRFs || list_length(group_clause) > 1 ||
+      input_rel->reloptkind != RELOPT_JOINREL || bms_num_members(input_rel->relids) != 2)
+    return;
+  if (distinct ? parse->hasDistinctOn || parse->hasAggs || parse->groupClause != NIL ||
+                     group_clause == NIL
+               : !parse->hasAggs && group_clause == NIL)
+    return;
+  // A DISTINCT's rel has no target of its own: its rows are the join's final target.
+  PathTarget* target = distinct ? input_rel->reltarget : grouped_rel->reltarget;
+  Var* key = nullptr;
+  Oid eq_operator = InvalidOid;
+  if (group_clause != NIL) {
+    SortGroupClause* group = linitial_node(SortGroupClause, group_clause);
+    Node* expr = get_sortgroupclause_expr(group, parse->targetList);
+    if (!IsA(expr, Var) || !group->hashable || !OidIsValid(group->eqop)) return;
+    key = reinterpret_cast<Var*>(expr);
+    if (key->varlevelsup != 0 || !bms_is_member(key->varno, input_rel->relids)) return;
+    eq_operator = group->eqop;
+  }
+  // The join path: the grouped side outer; the cheapest of the usable ones.
+  const CustomPath* join = nullptr;
+  JoinFacts facts{};
+  ListCell* lc;
+  foreach (lc, registry->joins) {
+    const NotedJoin* noted = static_cast<const NotedJoin*>(lfirst(lc));
+    JoinFacts candidate;
+    if (noted->root != root || noted->joinrel != input_rel ||
+        !join_facts(root, noted->path, &candidate))
+      continue;
+    if (key && !bms_is_member(key->varno, candidate.outer_path->parent->relids)) continue;
+    if (!join || noted->path->path.total_cost < join->path.total_cost) {
+      join = noted->path;
+      facts = candidate;
+    }
+  }
+  if (!join) return;
+
+  // The grouped target: the key (or expressions of it) and the aggregates the engine computes.
+  List* aggs = NIL;
+  List* kinds = NIL;
+  bool need_distance = false;
+  Expr* counted = nullptr;  // a left join's counted column
+  List* items = pull_var_clause(reinterpret_cast<Node*>(target->exprs),
+                                PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
+                                    PVC_INCLUDE_PLACEHOLDERS);
+  foreach (lc, items) {
+    Node* item = static_cast<Node*>(lfirst(lc));
+    if (IsA(item, Var) && key && equal(item, key)) continue;
+    if (!IsA(item, Aggref)) return;
+    if (list_member(aggs, item)) continue;
+    const int kind =
+        engine_aggregate(root, input_rel, facts, reinterpret_cast<Aggref*>(item), &counted);
+    if (kind < 0) return;
+    need_distance = need_distance || kind != AGG_COUNT;
+    aggs = lappend(aggs, item);
+    kinds = lappend_int(kinds, kind);
+  }
+  if (aggs == NIL && !key) return;  // (a GROUP BY without aggregates: the groups alone)
+
+  // The child: the join path projected to the key, the distance and a left join's counted column
+  // (the pairs with a wild row; a left join's outer rows without a partner among them).
+  CustomPath* child = makeNode(CustomPath);
+  *child = *join;
+  Path* inner_path = static_cast<Path*>(lsecond(join->custom_paths));
+  child->custom_paths = list_make2(
+      facts.outer_path, facts.jointype == JOIN_INNER
+                            ? inner_like_outer(root, facts.outer_path, inner_path)
+                            : inner_path);
+  PathTarget* child_target = create_empty_pathtarget();
+  if (key) add_column_to_pathtarget(child_target, reinterpret_cast<Expr*>(key), 0);
+  if (need_distance) add_column_to_pathtarget(child_target, facts.distance, 0);
+  if (counted) add_column_to_pathtarget(child_target, counted, 0);
+  child->path.pathtarget = set_pathtarget_cost_width(root, child_target);
+
+  // Cost: the join path without handing its pairs on (each pair is one fold in the engine's
+  // sink, within the pair cost already), a hash lookup per outer row with a partner, one row
+  // per group.
+  const double pairs = join->path.rows;
+  const double outer_rows = facts.outer_path->rows;
+  const double grouped_rows = facts.jointype == JOIN_LEFT ? outer_rows : Min(pairs, outer_rows);
+  const double groups =
+      key ? estimate_num_groups(root, list_make1(key), Max(grouped_rows, 1.0), nullptr, nullptr)
+          : 1;
+  // (a left join's groups without a partner come from the child: never read in place)
+  const bool unique = key && facts.jointype == JOIN_INNER &&
+                      unique_column(root, key, eq_operator, exprCollation(reinterpret_cast<Node*>(key)));
+  const Cost folded = join->path.total_cost - pairs * cpu_tuple_cost +
+                      (key && !unique ? grouped_rows * 2 * cpu_operator_cost : 0) +
+                      list_length(aggs) * groups * cpu_operator_cost;
+
+  CustomPath* cpath = makeNode(CustomPath);
+  cpath->path.pathtype = T_CustomScan;
+  cpath->path.parent = grouped_rel;
+  cpath->path.pathtarget = target;
+  cpath->path.param_info = nullptr;
+  cpath->path.parallel_aware = false;
+  cpath->path.parallel_safe = false;
+  cpath->path.parallel_workers = 0;
+  cpath->path.rows = groups;
+  cpath->path.startup_cost = folded;
+  cpath->path.total_cost = folded + groups * cpu_tuple_cost;
+  cpath->path.pathkeys = NIL;
+  cpath->flags = 0;
+  cpath->custom_paths = list_make1(child);
+  const int distance_column = need_distance ? (key ? 1 : 0) : -1;
+  List* priv = list_make5(makeInteger(key != nullptr), makeInteger(static_cast<int>(eq_operator)),
+                          makeInteger(key ? static_cast<int>(exprCollation(
+                                                reinterpret_cast<Node*>(key)))
+                                          : 0),
+                          makeInteger(distance_column), makeInteger(unique));
+  priv = lappend(priv, makeInteger(counted ? Max(distance_column, key ? 0 : -1) + 1 : -1));
+  foreach (lc, kinds) priv = lappend(priv, makeInteger(lfirst_int(lc)));
+  cpath->custom_private =
+      list_make2(key ? lcons(key, list_copy(aggs)) : aggs, priv);
+  cpath->methods = &aggregate_path_methods;
+  add_path(grouped_rel, &cpath->path);
+}
+
+create_upper_paths_hook_type prev_upper_paths_hook = nullptr;
+
+void upper_paths_hook(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
+                      RelOptInfo* output_rel, void* extra) {
+  if (prev_upper_paths_hook) prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+  if ((stage != UPPERREL_GROUP_AGG && stage != UPPERREL_DISTINCT) || !enable_customscan ||
+      !enable_aggregates)
+    return;
+  cpp_guard([&] { add_aggregate_path(root, stage, input_rel, output_rel); });
+}
+
+}  // namespace
+
+void note_similarity_join(PlannerInfo* root, RelOptInfo* joinrel, const CustomPath* path) {
+  if (!registry || registry->context != CurrentMemoryContext) {
+    JoinRegistry* fresh = static_cast<JoinRegistry*>(palloc0(sizeof(JoinRegistry)));
+    fresh->context = CurrentMemoryContext;
+    fresh->forget.func = forget_registry;
+    fresh->forget.arg = fresh;
+    MemoryContextRegisterResetCallback(CurrentMemoryContext, &fresh->forget);
+    registry = fresh;
+  }
+  NotedJoin* noted = static_cast<NotedJoin*>(palloc(sizeof(NotedJoin)));
+  noted->root = root;
+  noted->joinrel = joinrel;
+  noted->path = makeNode(CustomPath);
+  *noted->path = *path;
+  registry->joins = lappend(registry->joins, noted);
+}
+
+void aggregate_path_init() {
+  init_aggregate_exec_methods();
+  RegisterCustomScanMethods(&aggregate_scan_methods);
+  prev_upper_paths_hook = create_upper_paths_hook;
+  create_upper_paths_hook = upper_paths_hook;
+}
+
+}  // namespace simjoin::pg::cs

@@ -1,0 +1,254 @@
+// The nearest row of the other side within the bound, per outer row, as the engine computes it:
+//   SELECT DISTINCT ON (a.k) a.k, b.k, a.v <-> b.v AS d FROM a JOIN b ON a.v <-> b.v <= eps
+//   ORDER BY a.k, a.v <-> b.v [, b.k ...]
+// PostgreSQL's own plan produces every pair, sorts all of them by (a.k, d, b.k) and keeps the
+// first of each a.k. Here the SimilarityJoin runs in a "nearest" mode (pg/scan/nearest.cpp):
+// the engine's pairs are folded per outer point, keeping only the partner with the smallest
+// (distance, inner row); the outer rows are handed out in their input's order, which is sorted
+// by the DISTINCT ON keys; an Incremental Sort on the ORDER BY (presorted on the DISTINCT ON
+// keys: its groups are the rows of one key, usually one row) and PostgreSQL's Unique go on top.
+//
+// Mechanism: a create_upper_paths_hook at UPPERREL_DISTINCT (chained: other hooks of this
+// extension and others run first), not the join path hook: the nearest scan returns fewer rows
+// than the join, so it may only appear under the DISTINCT ON that discards the others. The join
+// path hook (pg/scan/join_path.cpp) remembers its unordered path for the query's top join relation
+// (remember_join_path, before add_path, which may free it); the distinct hook finds it by
+// (root, join relation) and derives the nearest path from it.
+//
+// Correctness of each part:
+// - Only where the engine decides the distance clause exactly (engine_is_exact, no arithmetic
+//   on the distance, one bound for every pair, not ST_DWithin) and the distance in the ORDER BY
+//   is equal() to the clause's: the engine's distance is then the operator's value bit for bit,
+//   so its smallest is the first in PostgreSQL's ORDER BY. Rechecked forms (PostGIS, geography,
+//   pgvector, point) get no path.
+// - The join's clauses are the distance clause and cube's box clauses decided natively on the
+//   engine's pairs (the fold checks them: pg/scan/nearest.cpp); another clause could reject
+//   the nearest and accept the second, and is not taken. An inner or LEFT join, the last of the
+//   query's joins (of all its relations), with no aggregate, window function, set-returning
+//   function or GROUP BY between it and the DISTINCT. A LEFT join's outer row without a partner comes out
+//   null-extended after its (failed) candidates, as in the ordered output; its NULL distance
+//   sorts where the ORDER BY puts NULLs, among the rows of its key.
+// - The DISTINCT ON keys are computed from the outer relation alone (the outer input is sorted
+//   on them: an index path or a Sort); the ORDER BY continues with the distance ascending and
+//   then only expressions of the inner relation: the inner input is sorted on those, so that its
+//   row number is the tie-break the fold uses (ties beyond them: the first inner row, as
+//   unspecified in PostgreSQL). Rows of the outer side sharing a key come out in their input's
+//   order; the Incremental Sort puts them in ORDER BY order and Unique keeps the first, which is
+//   PostgreSQL's answer: the first row of the key over all pairs is the nearest pair of one of
+//   its outer rows. Pairs with rows the engine cannot represent (wild rows) are all handed out,
+//   checked with the clause by the operator, and take part in that sort.
+#include "pg/pg_guard.h"
+#include "pg/scan/match.h"
+
+extern "C" {
+#include "catalog/pg_type_d.h"
+#include "access/stratnum.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "optimizer/tlist.h"
+#include "utils/memutils.h"
+#include "utils/selfuncs.h"
+#include "utils/typcache.h"
+}
+
+#include <cmath>
+
+namespace simjoin::pg::cs {
+
+namespace {
+
+// A SimilarityJoin path of the query's top join relation, kept for the distinct hook. Entries
+// live in the planner's memory context; a reset callback there unlinks them, so that the list
+// never points into freed memory.
+struct RememberedJoin {
+  PlannerInfo* root;
+  RelOptInfo* joinrel;
+  RelOptInfo* outerrel;
+  RelOptInfo* innerrel;
+  CustomPath path;      // a copy of the unordered path (add_path may free the original)
+  Expr* distance;       // the distance expression of the clause
+  double candidates;    // the engine's expected pairs
+  MemoryContextCallback forget;
+  RememberedJoin* next;
+};
+RememberedJoin* remembered = nullptr;
+
+void forget_join(void* arg) {
+  for (RememberedJoin** link = &remembered; *link; link = &(*link)->next) {
+    if (*link == arg) {
+      *link = (*link)->next;
+      return;
+    }
+  }
+}
+
+create_upper_paths_hook_type prev_upper_paths_hook = nullptr;
+
+// Whether an expression of the pathkey's class is computed from `relids` alone.
+bool pathkey_reads_only(const PathKey* pk, Relids relids) {
+  const EquivalenceClass* ec = pk->pk_eclass;
+  if (ec->ec_has_volatile) return false;
+  ListCell* lc;
+  foreach (lc, ec->ec_members) {
+    const EquivalenceMember* em = static_cast<EquivalenceMember*>(lfirst(lc));
+    if (!em->em_is_child && !em->em_is_const && !bms_is_empty(em->em_relids) &&
+        bms_is_subset(em->em_relids, relids))
+      return true;
+  }
+  return false;
+}
+
+// Whether the pathkey is `distance` ascending in float8's default order.
+bool is_distance_ascending(const PathKey* pk, Expr* distance) {
+  if (pk->pk_strategy != BTLessStrategyNumber || exprType(reinterpret_cast<Node*>(distance)) !=
+                                                     FLOAT8OID)
+    return false;
+  TypeCacheEntry* type = lookup_type_cache(FLOAT8OID, TYPECACHE_BTREE_OPFAMILY);
+  if (pk->pk_opfamily != type->btree_opf) return false;
+  ListCell* lc;
+  foreach (lc, pk->pk_eclass->ec_members) {
+    const EquivalenceMember* em = static_cast<EquivalenceMember*>(lfirst(lc));
+    if (!em->em_is_child && equal(em->em_expr, distance)) return true;
+  }
+  return false;
+}
+
+// The cheapest unparameterized path of `rel` sorted on `pathkeys`: one that has them, or its
+// cheapest path sorted.
+Path* sorted_input(PlannerInfo* root, RelOptInfo* rel, Path* cheapest, List* pathkeys) {
+  if (pathkeys == NIL) return cheapest;
+  Path* best = reinterpret_cast<Path*>(create_sort_path(root, rel, cheapest, pathkeys, -1.0));
+  ListCell* lc;
+  foreach (lc, rel->pathlist) {
+    Path* path = static_cast<Path*>(lfirst(lc));
+    if (!PATH_REQ_OUTER(path) && pathkeys_contained_in(pathkeys, path->pathkeys) &&
+        path->total_cost < best->total_cost)
+      best = path;
+  }
+  return best;
+}
+
+// The nearest path of one remembered join, if the query's shape allows it (see the top).
+void add_nearest_path(PlannerInfo* root, RememberedJoin* join, RelOptInfo* input_rel,
+                      RelOptInfo* distinct_rel, List* needed, int n_distinct) {
+  for (int k = 0; k < n_distinct; ++k)
+    if (!pathkey_reads_only(static_cast<PathKey*>(list_nth(needed, k)), join->outerrel->relids))
+      return;
+  if (!is_distance_ascending(static_cast<PathKey*>(list_nth(needed, n_distinct)),
+                             join->distance))
+    return;
+  List* tie_keys = list_copy_tail(needed, n_distinct + 1);
+  ListCell* lc;
+  foreach (lc, tie_keys)
+    if (!pathkey_reads_only(static_cast<PathKey*>(lfirst(lc)), join->innerrel->relids)) return;
+
+  const CustomPath* unordered = &join->path;
+  Path* outer = sorted_input(root, join->outerrel,
+                             static_cast<Path*>(linitial(unordered->custom_paths)),
+                             list_truncate(list_copy(needed), n_distinct));
+  Path* inner = sorted_input(root, join->innerrel,
+                             static_cast<Path*>(lsecond(unordered->custom_paths)), tie_keys);
+  // Cost: both inputs read (and sorted), each row into the engine, the engine's pairs, each
+  // folded into its outer row's best (one comparison), and one row per outer row with a match.
+  const double rows_o = outer->rows, rows_i = inner->rows;
+  const double candidates = join->candidates;
+  // The outer rows with a match (a LEFT join: every outer row).
+  const int jointype = intVal(lfourth(static_cast<List*>(list_nth(unordered->custom_private, 5))));
+  const double matched = jointype == JOIN_LEFT
+                             ? rows_o
+                             : rows_o * (1 - std::exp(-candidates / Max(rows_o, 1.0)));
+  const Cost per_row = cpu_tuple_cost + row_cost_setting;
+  PathTarget* target = input_rel->reltarget;
+  CustomPath* path = makeNode(CustomPath);
+  *path = *unordered;
+  path->path.pathtarget = target;
+  path->path.rows = clamp_row_est(matched);
+  path->path.startup_cost = outer->total_cost + inner->total_cost + startup_cost_setting +
+                            (rows_o + rows_i) * per_row +
+                            candidates * (pair_cost_setting + cpu_operator_cost);
+  path->path.total_cost = path->path.startup_cost +
+                          path->path.rows * (cpu_tuple_cost + target->cost.per_tuple);
+  path->path.pathkeys = list_truncate(list_copy(needed), n_distinct);
+  path->custom_paths = list_make2(outer, inner);
+  path->custom_private =
+      lappend(list_copy(unordered->custom_private), makeInteger(OUTPUT_NEAREST));
+
+  // ORDER BY within the rows of one key, then the first of each key.
+  Path* sorted = reinterpret_cast<Path*>(
+      create_incremental_sort_path(root, distinct_rel, &path->path, needed, n_distinct, -1.0));
+  List* distinct_exprs = get_sortgrouplist_exprs(root->parse->distinctClause,
+                                                 root->parse->targetList);
+  const double groups =
+      Min(sorted->rows, estimate_num_groups(root, distinct_exprs, sorted->rows, nullptr, nullptr));
+  add_path(distinct_rel, reinterpret_cast<Path*>(create_upper_unique_path(
+                             root, distinct_rel, sorted, n_distinct, groups)));
+}
+
+void add_nearest_paths(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* distinct_rel) {
+  const Query* parse = root->parse;
+  if (!parse->hasDistinctOn || parse->hasAggs || parse->groupClause != NIL ||
+      parse->groupingSets != NIL || parse->hasWindowFuncs || parse->hasTargetSRFs ||
+      root->hasHavingQual || input_rel->reloptkind != RELOPT_JOINREL)
+    return;
+  // The order the DISTINCT ON needs (create_final_distinct_paths): the ORDER BY where it is
+  // longer than the DISTINCT ON keys, which it begins with.
+  const int n_distinct = list_length(root->distinct_pathkeys);
+  List* needed = root->sort_pathkeys;
+  if (n_distinct == 0 || list_length(needed) <= n_distinct ||
+      !pathkeys_contained_in(root->distinct_pathkeys, needed))
+    return;
+  for (RememberedJoin* join = remembered; join; join = join->next)
+    if (join->root == root && join->joinrel == input_rel)
+      add_nearest_path(root, join, input_rel, distinct_rel, needed, n_distinct);
+}
+
+void upper_paths_hook(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
+                      RelOptInfo* output_rel, void* extra) {
+  if (prev_upper_paths_hook) prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+  if (stage != UPPERREL_DISTINCT || !enable_customscan || !enable_aggregates) return;
+  cpp_guard([&] { add_nearest_paths(root, input_rel, output_rel); });
+}
+
+}  // namespace
+
+void remember_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                        RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra,
+                        const CustomPath* path, const Match& match, bool exact,
+                        double candidates) {
+  if (!enable_aggregates || !root->parse->hasDistinctOn ||
+      (jointype != JOIN_INNER && jointype != JOIN_LEFT) ||
+      !bms_equal(joinrel->relids, root->all_baserels) || !exact || match.scale != NIL ||
+      match.radius_side >= 0 || match.form.dwithin ||
+      list_length(extra->restrictlist) != 1 + list_length(static_cast<List*>(
+                                                   list_nth(path->custom_private, 4))) ||
+      !IsA(match.clause, OpExpr))
+    return;
+  // The distance: the comparison's argument that is not the bound.
+  const OpExpr* op = reinterpret_cast<const OpExpr*>(match.clause);
+  Expr* distance = static_cast<Expr*>(linitial(op->args) == match.eps ? lsecond(op->args)
+                                                                      : linitial(op->args));
+  RememberedJoin* join = static_cast<RememberedJoin*>(palloc0(sizeof(RememberedJoin)));
+  join->root = root;
+  join->joinrel = joinrel;
+  join->outerrel = outerrel;
+  join->innerrel = innerrel;
+  join->path = *path;
+  join->distance = distance;
+  join->candidates = candidates;
+  join->forget.func = forget_join;
+  join->forget.arg = join;
+  MemoryContextRegisterResetCallback(CurrentMemoryContext, &join->forget);
+  join->next = remembered;
+  remembered = join;
+}
+
+void nearest_init() {
+  prev_upper_paths_hook = create_upper_paths_hook;
+  create_upper_paths_hook = upper_paths_hook;
+}
+
+}  // namespace simjoin::pg::cs

@@ -1,0 +1,248 @@
+// A backend's side of the GPU service (pg/service/client.h): the route of a join and the stream that
+// reads its job's ring. The job (pg/service/job_handle.h) is left by the stream's stop() (the custom
+// scan's memory-context callback or a C++ scope runs it on ERROR); at backend exit the segment's
+// detach callback withdraws it.
+#include "pg/service/client.h"
+
+extern "C" {
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/dsm.h"
+#include "storage/latch.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+}
+
+#include <cmath>
+
+#include "engine/choice/device_choice.h"
+#include "engine/join_backend.h"
+#include "pg/dispatch/cpu_thread_cap.h"
+#include "pg/dispatch/engine_runner.h"
+#include "pg/pg_guard.h"
+#include "pg/service/job.h"
+#include "pg/service/job_handle.h"
+#include "pg/service/shared.h"
+#include "pg/settings.h"
+
+namespace simjoin::pg {
+
+namespace {
+
+constexpr std::uint32_t kRingSlots = 4;
+
+// The join on this backend's CPU engine, on threads leased from the cluster-wide cap; reports the
+// route's note (simjoin.device = gpu without a service) as its fallback note.
+class LocalStream : public BatchSource {
+ public:
+  LocalStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+              PairStream::Options options, std::string note)
+      : lease_(spec.threads), stream_(left, right, on_leased_cpu(spec, lease_), std::move(options)),
+        note_(std::move(note)) {}
+  Next next(StreamBatch* batch, std::chrono::milliseconds timeout) override {
+    return stream_.next(batch, timeout);
+  }
+  void stop() noexcept override { stream_.stop(); }
+  const JoinStats& stats() const override { return stream_.stats(); }
+  std::exception_ptr error() const override { return stream_.error(); }
+  const std::string& fallback_note() const override { return note_; }
+
+ private:
+  CpuThreadLease lease_;  // declared before the stream: returned after its threads ended
+  PairStream stream_;
+  std::string note_;
+};
+
+class ServiceStream : public BatchSource {
+ public:
+  ServiceStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                PairStream::Options options, std::optional<JoinWork> work)
+      : options_(std::move(options)), left_(left), spec_(spec), work_(std::move(work)) {
+    if (right) right_ = *right;
+    has_right_ = right != nullptr;
+    pg_call([&] { create_job(); });
+  }
+  ~ServiceStream() override { stop(); }
+
+  Next next(StreamBatch* batch, std::chrono::milliseconds timeout) override {
+    if (local_) return local_->next(batch, timeout);
+    if (!job_) return Next::End;
+    release_current();
+    const TimestampTz deadline = GetCurrentTimestamp() + timeout.count() * 1000;
+    for (;;) {
+      const std::uint64_t head = job_->head.load(std::memory_order_acquire);
+      if (tail_ < head) {
+        const RingSlotView view = ring_slot(job_, tail_);
+        batch->left = view.left;
+        batch->right = view.right;
+        batch->distance = options_.keep_distance ? view.distance : nullptr;
+        batch->size = *view.size;
+        holding_ = true;
+        delivered_ += batch->size;
+        return Next::Batch;
+      }
+      const std::uint32_t finished = job_->finished.load(std::memory_order_acquire);
+      if (finished != 0 && job_->head.load(std::memory_order_acquire) == tail_)
+        return finish(finished == 2);
+      if (handle_.service_lost()) return finish(true);
+      if (options_.interrupted && options_.interrupted()) return stop_early();
+      const long wait_ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+      if (wait_ms <= 0) return Next::Timeout;
+      pg_call([wait_ms] { ServiceJobHandle::wait_for_service(wait_ms); });
+    }
+  }
+
+  void stop() noexcept override {
+    if (local_) local_->stop();
+    if (job_) {
+      stats_.stopped = job_->finished.load() == 0;
+      leave_job();
+    }
+  }
+
+  const JoinStats& stats() const override { return local_ ? local_->stats() : stats_; }
+  std::exception_ptr error() const override { return local_ ? local_->error() : error_; }
+  const std::string& fallback_note() const override { return note_; }
+
+ private:
+  void create_job() {
+    const std::uint32_t slot_pairs =
+        static_cast<std::uint32_t>(std::max<std::size_t>(1024, spec_.batch_pairs));
+    const Size header = MAXALIGN(sizeof(JobHeader));
+    const PointSet* right = has_right_ ? &right_ : nullptr;
+    const JobPointsPlan plan = plan_job_points(left_, right);
+    const Size ring_bytes = kRingSlots * ring_slot_bytes(slot_pairs);
+    job_ = handle_.create(header + plan.left_bytes + plan.right_bytes + ring_bytes);
+    job_->kind = JobKind::Join;
+    job_->spec = spec_;
+    job_->keep_distance = options_.keep_distance;
+    job_->order_by_right = options_.order_by_right;
+    job_->ring_offset = handle_.place_points(plan, left_, right, header);
+    job_->ring_slots = kRingSlots;
+    job_->slot_pairs = slot_pairs;
+    // The progress report's denominator (simjoin_jobs): the engine's work, sampled.
+    const double estimated_candidates =
+        (work_ ? *work_ : estimate_join_work(left_, right, spec_)).candidates;
+    handle_.submit(job_wanted_bytes(left_.n + job_->n_right, job_->dim),
+                   static_cast<std::uint64_t>(estimated_candidates));
+  }
+
+  void release_current() {
+    if (!holding_) return;
+    holding_ = false;
+    tail_++;
+    job_->tail.store(tail_, std::memory_order_release);
+  }
+
+  Next finish(bool failed) {
+    release_current();
+    if (!failed && job_->stats.stopped) failed = true;  // only this backend may stop a job: never a short result
+    if (!failed) {
+      stats_ = recorded_join_stats(job_->stats);
+      leave_job();
+      return Next::End;
+    }
+    const std::string message = handle_.failure();
+    const bool before_pairs = delivered_ == 0 && (job_->finished.load() != 2 || job_->failed_before_pairs);
+    leave_job();
+    if (options_.cpu_fallback && before_pairs) {
+      note_ = job_fallback_note(message);
+      local_ = std::make_unique<LocalStream>(left_, has_right_ ? &right_ : nullptr, spec_, options_, note_);
+      return Next::Timeout;  // the caller asks again: the CPU engine's batches follow
+    }
+    error_ = std::make_exception_ptr(Error(job_error_message(message)));
+    return Next::End;
+  }
+
+  Next stop_early() {
+    stats_.stopped = true;
+    leave_job();
+    return Next::End;
+  }
+
+  void leave_job() noexcept {
+    job_ = nullptr;
+    handle_.leave();  // the slot is withdrawn and released
+  }
+
+  PairStream::Options options_;
+  PointSet left_;
+  PointSet right_;
+  bool has_right_ = false;
+  JoinSpec spec_;
+  std::optional<JoinWork> work_;  // the sampled work, when route_join estimated it
+  ServiceJobHandle handle_;
+  JobHeader* job_ = nullptr;  // the handle's, while in the job
+  std::uint64_t tail_ = 0;
+  bool holding_ = false;
+  std::uint64_t delivered_ = 0;
+  JoinStats stats_;
+  std::exception_ptr error_;
+  std::string note_;
+  std::unique_ptr<BatchSource> local_;  // the CPU rerun after a failure before the first pair
+};
+
+}  // namespace
+
+bool service_ready(std::string* why) {
+  ServiceShared* shared = service_shared();
+  if (!shared) {
+    if (why) *why = "the GPU service needs shared_preload_libraries = 'simjoin'";
+    return false;
+  }
+  switch (static_cast<ServiceState>(shared->state.load())) {
+    case ServiceState::Ready:
+      return true;
+    case ServiceState::Unusable:
+      if (why) *why = std::string("no usable GPU: ") + shared->unusable_reason;
+      return false;
+    case ServiceState::Starting:
+      if (why) *why = "the GPU service is starting";
+      return false;
+    default:
+      if (why) *why = service_device_setting == SERVICE_DEVICE_OFF
+                          ? "simjoin.service_device is off"
+                          : "the GPU service is not running";
+      return false;
+  }
+}
+
+Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                  std::string* note, std::optional<JoinWork>* work) {
+  std::string why;
+  switch (spec.device) {
+    case Device::Cpu:
+      return Device::Cpu;
+    case Device::Gpu:
+      if (service_ready(&why)) return Device::Gpu;
+      if (gpu_error_setting == GPU_ERROR_ERROR)
+        throw Error("simjoin.device is 'gpu' but " + why);
+      *note = "simjoin.device is 'gpu' but " + why + "; running the join on the CPU";
+      return Device::Cpu;
+    case Device::Auto:
+    default: {
+      // The SZL is not on the GPU yet (the service's backend would run it on its CPU).
+      if (spec.algorithm == Algorithm::Szl) return Device::Cpu;
+      const bool gpu = service_ready(nullptr) &&
+                       auto_prefers_gpu(left, right, spec, cpu_threads_free(spec.threads), work);
+      return gpu ? Device::Gpu : Device::Cpu;
+    }
+  }
+}
+
+std::unique_ptr<BatchSource> submit_to_service(const PointSet& left, const PointSet* right,
+                                               const JoinSpec& spec, PairStream::Options options,
+                                               std::optional<JoinWork> work) {
+  return std::make_unique<ServiceStream>(left, right, spec, std::move(options), std::move(work));
+}
+
+std::unique_ptr<BatchSource> start_join(const PointSet& left, const PointSet* right,
+                                        const JoinSpec& spec, PairStream::Options options) {
+  std::string note;
+  std::optional<JoinWork> work;
+  if (route_join(left, right, spec, &note, &work) == Device::Gpu)
+    return submit_to_service(left, right, spec, std::move(options), std::move(work));
+  return std::make_unique<LocalStream>(left, right, spec, std::move(options), std::move(note));
+}
+
+}  // namespace simjoin::pg

@@ -154,6 +154,34 @@ check_drained() {
     not_ok "$1: leased threads, jobs, reservations left: $state (want 0 0 0)"; fi
 }
 
+# Without the preload there is no cluster-wide counter, but simjoin.threads (up to 1024) is still
+# capped by simjoin.max_cpu_threads (the machine's cores): the backend's threads are sampled from
+# /proc during a join that asks for 1024 (one once ran 571 on two cores): at most the cores, the
+# waiting backend thread and background index disposals.
+check_thread_cap() {
+  [ "$1" = plain ] && [ -z "${SIMJOIN_EXISTING_SERVER:-}" ] || return 0
+  local cores most=0 pid n client
+  cores=$(nproc)
+  PGAPPNAME=sd_threads psql -AtqX -c "SET simjoin.threads = 1024;
+    SELECT count(*) FROM similarity_join('sd_big', 'sd_big', 4.0, left_column => 'pos', left_key => 'id')" >/dev/null 2>&1 &
+  client=$!
+  for _ in $(seq 1 1000); do
+    pid=$(q -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'sd_threads'")
+    if [ -n "$pid" ] && [ -d "/proc/$pid/task" ]; then
+      n=$(ls "/proc/$pid/task" 2>/dev/null | wc -l)
+      [ "$n" -gt "$most" ] && most=$n
+    fi
+    kill -0 "$client" 2>/dev/null || break
+    sleep 0.005
+  done
+  wait "$client"
+  if [ "$most" -ge 2 ] && [ "$most" -le $((cores + 4)) ]; then
+    ok "$1: simjoin.threads = 1024 ran at most $most threads in the backend ($cores cores)"
+  else
+    not_ok "$1: simjoin.threads = 1024: $most threads seen in the backend (want 2 to $((cores + 4)) on $cores cores: the engine's threads and its index disposals)"
+  fi
+}
+
 source scripts/pg_cluster.sh
 for kind in $clusters; do
   if [ -n "${SIMJOIN_EXISTING_SERVER:-}" ]; then
@@ -165,6 +193,7 @@ for kind in $clusters; do
     server_log=$PG_CLUSTER_DIR/server.log
   fi
   run_cluster "$kind"
+  check_thread_cap "$kind"
   if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
     cp "$server_log" "$log_dir/session_death_$kind.log" 2>/dev/null
     pg_cluster_stop

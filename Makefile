@@ -67,7 +67,7 @@ CUDA_LIBS     = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
 ENGINE_DEFS   = -DSIMJOIN_WITH_CUDA
 else
 CUDA_CU_SRCS  =
-CUDA_CPP_SRCS = cuda/gpu_backend_absent.cpp cuda/gpu_join_backend.cpp
+CUDA_CPP_SRCS = cuda/gpu_backend_absent.cpp cuda/gpu_backend.cpp
 CUDA_LIBS     =
 ENGINE_DEFS   =
 endif

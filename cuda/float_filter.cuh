@@ -1,39 +1,7 @@
-// The float32 prefilter: candidate distances are first computed in float on a shifted
-// float copy of the points, and a candidate is REJECTED only when its float sum exceeds a proven
-// upper bound on what the float sum of any matching pair can be. Every other candidate (the
-// matches and a thin band around the bound) is decided, and its distance reported, by the exact
-// double computation of device_distance.cuh, so the results stay bit-identical to the CPU engine.
-//
-// ---- The bound (u = 2^-24 float, v = 2^-53 double unit roundoff; a, b points, d dimensions) ----
-// Copy. With one centre c per join (any finite point: it only keeps magnitudes small),
-// af_j = fl32(fl64(a_j - c_j)) (__double2float_rn). fl64 adds a relative error <= v (a double
-// subtraction is exact when its result is subnormal), fl32 a relative error <= u plus, below
-// FLT_MIN, an absolute error <= 2^-150. So with A_j = |a_j - c_j|:
-//     |af_j - (a_j - c_j)| <= ua A_j + 2^-150,  ua = u + v + uv  (we use u (1 + 2^-20)).
-// Each point stores Ma >= max_j A_j as a float rounded up (max_j |fl64(a_j - c_j)| <= Ma / (1+v)).
-// Difference. g_j = af_j - bf_j (exact), delta_j = a_j - b_j (exact):
-//     |g_j - delta_j| <= e := ua (Ma + Mb) + 2^-149,  and df_j = fl32(g_j), |df_j| <= (1+u)|g_j|
-// (a float subtraction with a subnormal result is exact).
-// Float accumulation, one rounding per term (fmaf for Euclidean, fadd for Manhattan, none for
-// the Chebyshev maximum): s_k = (s_{k-1} + t_k)(1 + e_k) + eta_k, |e_k| <= u, |eta_k| <= 2^-150
-// (only fmaf can produce an inexact subnormal), so  sf <= (1+u)^d (sum_j t_j + d 2^-150).
-// Partial sums never decrease (non-negative terms, monotone rounding), so a partial sum above
-// the limit is a final sum above it (SHORTC on the float sum is as safe as on the full sum).
-// Exact side. The double sum S_d of distance.h relates to the real S (sum delta_j^2, sum |delta_j|,
-// max |delta_j|) by S_d >= (1-v)^(d+2) S - d 2^-1074 (Euclidean), (1-v)^d S (Manhattan),
-// (1-v) S (Chebyshev). So S_d <= bound implies S <= B := (bound + d 2^-1074) / (1-v)^(d+2); the
-// host rounds sqrt(B) (Euclidean) or B up into r0 with a (d+4) 2^-52 relative margin.
-// Limits. For a pair with S_d <= bound, using ||g||_2 <= ||delta||_2 + sqrt(d) e (triangle
-// inequality) and sum |g_j| <= sum |delta_j| + d e:
-//     Euclidean  sf <= (1+u)^d [ (1+u)^2 (sqrt(B) + sqrt(d) e)^2 + d 2^-150 ]
-//     Manhattan  sf <= (1+u)^(d-1) (1+u) (B + d e)     (d-1 rounded additions, the first is exact)
-//     Chebyshev  sf <= (1+u) (B + e)                   (a maximum rounds nothing)
-// i.e. limit = scale * t^p + tiny with t = k (Ma + Mb) + r (p = 2 for Euclidean, else 1), where the
-// host computes k, r, scale, tiny rounded up, and the device evaluates the formula with upward
-// rounding (__fadd_ru, __fmaf_ru, __fmul_ru): every step only grows the limit. A candidate is
-// rejected iff sf > limit. NaN never rejects (comparisons with NaN are false) and an overflow makes
-// the limit +inf: both fall through to the exact test, which rejects NaN itself. Tuning's
-// float_margin (1 = the bound above; tests set it to 0 to show that their data needs the margin).
+// The float32 prefilter: candidates are first tested in float on a shifted float copy of the
+// points and rejected only when the float sum exceeds a proven bound on what any matching pair's
+// float sum can be; the rest are decided by the exact double test (device_distance.cuh). The
+// bound and its proof: docs/EXACTNESS.md, "The GPU's float prefilter".
 #pragma once
 
 #include <cuda_runtime.h>

@@ -24,7 +24,7 @@ inline std::size_t device_bytes_per_point(std::size_t dim) { return 20 * dim + 4
 // id and a key prefix (at most 9 curves), and the sorts' key words and ids.
 inline std::size_t szl_device_bytes_per_point(std::size_t dim) { return 16 * dim + 176; }
 
-// Seconds to build the SZL index (szl_index.cuh) of `points` on the device, its curves sorted on
+// Seconds to build the SZL index (szl_device_index.cuh) of `points` on the device, its curves sorted on
 // key words (compare_sort false) or with z_compare; for simjoin_bench --zsort.
 double szl_index_seconds(const PointSet& points, bool compare_sort);
 

@@ -1,7 +1,16 @@
 // Aggregates folded on the device while a join runs, without writing pairs: the count pass of a
 // pair producer (pair_producer.cuh) calls fold_pair() for every pair it finds when
 // DirectOutput::fold is set (emit_direct, kernel_dispatch.cuh), instead of storing the pair.
-//
+#pragma once
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+#endif
+
+#include <cstdint>
+
+namespace simjoin::gpu {
+
 // Every fold is a few atomics on per-point arrays of the aggregated side(s):
 //   Stats    count (atomicAdd), smallest and largest distance (atomicMin / atomicMax on the bits:
 //            non-negative doubles order like their uint64 bit patterns; -0.0 is folded as +0.0);
@@ -17,15 +26,6 @@
 //
 // Plain device code over a few CUDA atomics and loads: test/engine/pair_fold_host_test.cpp compiles
 // it on the host (with those calls emulated) and runs the folds on threads.
-#pragma once
-
-#ifdef __CUDACC__
-#include <cuda_runtime.h>
-#endif
-
-#include <cstdint>
-
-namespace simjoin::gpu {
 
 enum class FoldKind : std::uint8_t { None, Stats, Nearest, Count, Link };
 

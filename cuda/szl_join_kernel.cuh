@@ -25,7 +25,7 @@ struct SzlInterval {
 
 struct SzlJoinArgs {
   int dim = 0;
-  // The index (szl_index.cuh) of the build input.
+  // The index (szl_device_index.cuh) of the build input.
   std::uint32_t curves = 0;
   std::uint32_t listed = 0;
   std::uint32_t shifts[kMaxSzlCurves] = {};

@@ -1,6 +1,13 @@
 // The cosine distance: the one definition that the SQL function, the CPU engine and the GPU path
 // follow, so that every path returns the same pairs.
-//
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+namespace simjoin {
+
 //   d(a, b) = 1 - dot(a', b') / (|a'| |b'|), clamped to [0, 2],
 //
 // where a' = a * 2^-e(a) is a scaled by the power of two that puts its largest |coordinate| in
@@ -9,13 +16,6 @@
 // runs over the dimensions in stored order in double precision without fused multiply-add; the
 // norms are sqrt of the sums of squares. A vector that is zero or has a NaN or infinite
 // coordinate has no direction: d is NaN, which never satisfies d <= eps.
-#pragma once
-
-#include <cmath>
-#include <cstddef>
-#include <limits>
-
-namespace simjoin {
 
 // The exponent e with max_j |a_j| * 2^-e in [0.5, 1), or kNoDirection when a is zero or has a
 // NaN or infinite coordinate.

@@ -1,6 +1,17 @@
-// DBSCAN clustering on the engine, with the semantics of PostGIS's ST_ClusterDBSCAN on points
+// DBSCAN clustering on the engine with the semantics of PostGIS's ST_ClusterDBSCAN on points
 // (Ester, Kriegel, Sander and Xu, "A Density-Based Algorithm for Discovering Clusters in Large
-// Spatial Databases with Noise", KDD 1996):
+// Spatial Databases with Noise", KDD 1996); the semantics below.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/aggregates/neighbour_stats.h"
+#include "engine/types.h"
+
+namespace simjoin {
+
+// The semantics:
 //   - p's neighbours are the points q with d(p, q) <= eps as run_join decides it, p itself
 //     included when d(p, p) <= eps (points with NaN or infinite coordinates never match
 //     themselves, so they are noise whatever min_points is);
@@ -16,15 +27,6 @@
 // (run_neighbour_stats; skipped for min_points <= 1, where every self-matching point is core),
 // the second unions core-core pairs (union-find with path compression and union by rank) and
 // records each non-core point's smallest core neighbour, all on the calling thread.
-#pragma once
-
-#include <cstdint>
-#include <vector>
-
-#include "engine/aggregates/neighbour_stats.h"
-#include "engine/types.h"
-
-namespace simjoin {
 
 enum class PointKind : std::uint8_t { Noise, Border, Core };
 

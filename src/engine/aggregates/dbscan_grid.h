@@ -3,16 +3,6 @@
 // Algorithm for DBSCAN", 2013), with run_dbscan's semantics and results field by field
 // (engine/aggregates/dbscan.h): the same pairs within eps (decided as run_join decides them), core, border and
 // noise points, clusters and their numbering.
-//
-// Cells of side about eps / sqrt(d) (Euclidean; eps / d Manhattan, eps Chebyshev), so that all
-// points of a cell are usually within eps of each other (engine/aggregates/dbscan_grid_cells.h proves when):
-//   - core: a cell holding >= min_points points is all core; other points count their
-//     neighbours in the neighbouring cells, stopping at min_points;
-//   - clusters: union-find over the cells with core points; two such neighbouring cells are
-//     linked at the first core pair found within eps;
-//   - border: a non-core point joins the cluster of its smallest-index core neighbour.
-// No pair is stored or streamed: O(n) memory. The phases run on spec.threads workers over
-// chunks of cells; the calling thread polls keep_going.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +13,16 @@
 #include "engine/types.h"
 
 namespace simjoin {
+
+// Cells of side about eps / sqrt(d) (Euclidean; eps / d Manhattan, eps Chebyshev), so that all
+// points of a cell are usually within eps of each other (engine/aggregates/dbscan_grid_cells.h proves when):
+//   - core: a cell holding >= min_points points is all core; other points count their
+//     neighbours in the neighbouring cells, stopping at min_points;
+//   - clusters: union-find over the cells with core points; two such neighbouring cells are
+//     linked at the first core pair found within eps;
+//   - border: a non-core point joins the cluster of its smallest-index core neighbour.
+// No pair is stored or streamed: O(n) memory. The phases run on spec.threads workers over
+// chunks of cells; the calling thread polls keep_going.
 
 // run_dbscan(points, spec, min_points, keep_going) on the CPU grid, or nothing when the grid
 // does not apply (see build_grid_cells: dimension 1 to 3, not cosine, eps finite and > 0, the

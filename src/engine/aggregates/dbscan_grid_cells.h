@@ -1,17 +1,6 @@
 // The cells of the grid DBSCAN (engine/aggregates/dbscan_grid.h): points sorted by cell, each cell's bounding box
 // and whether every pair inside it is certainly within eps, and the walk over a cell's
 // neighbouring cells. Dimensions 1 to kGridDbscanMaxDim; metrics Euclidean, Manhattan, Chebyshev.
-//
-// Exactness rests on one fact: the engine's computed distance (accumulate_distance, decided as
-// within_bound against accumulated_bound) is monotone in each |a_j - b_j|: a difference of two
-// doubles rounds monotonically, and so do its square, the sum of the terms, their maximum and the
-// square root. Hence, for boxes of actual point coordinates:
-//   - two points of a box [lo, hi] have a computed distance <= that of the box's corners lo, hi
-//     (certain_within: the whole cell within eps, whatever the cell side's rounding);
-//   - a point and a box have a computed distance >= that of their per-dimension gaps (gap_within
-//     false: no point of the box matches) and <= that of the farthest corner (far_within true:
-//     every point of the box matches).
-// Cells only steer the work: every decision is one of these or the exact pair test.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +14,17 @@
 #include "engine/types.h"
 
 namespace simjoin {
+
+// Exactness rests on one fact: the engine's computed distance (accumulate_distance, decided as
+// within_bound against accumulated_bound) is monotone in each |a_j - b_j|: a difference of two
+// doubles rounds monotonically, and so do its square, the sum of the terms, their maximum and the
+// square root. Hence, for boxes of actual point coordinates:
+//   - two points of a box [lo, hi] have a computed distance <= that of the box's corners lo, hi
+//     (certain_within: the whole cell within eps, whatever the cell side's rounding);
+//   - a point and a box have a computed distance >= that of their per-dimension gaps (gap_within
+//     false: no point of the box matches) and <= that of the farthest corner (far_within true:
+//     every point of the box matches).
+// Cells only steer the work: every decision is one of these or the exact pair test.
 
 constexpr std::size_t kGridDbscanMaxDim = 3;
 

@@ -1,7 +1,19 @@
 // Aggregates of an epsilon join computed while it runs, without storing pairs: per point of one
 // side, how many partners it has within eps, the smallest and largest distance to them and the
 // partner at the smallest distance; plus the join's pair count.
-//
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "engine/pair_sink.h"
+#include "engine/parallel/filled_vector.h"
+#include "engine/types.h"
+
+namespace simjoin {
+
 // Exact: counts are the pairs run_join reports, distances the doubles it reports.
 //
 // Partners of a point are the points of the other side it pairs with. A self-join
@@ -19,18 +31,6 @@
 //
 // The sink folds on the calling thread (PairSink's contract): one pass over each batch, a few
 // array updates per pair, far cheaper than finding the pair (simjoin_bench --stats measures both).
-#pragma once
-
-#include <cstdint>
-#include <functional>
-#include <limits>
-#include <vector>
-
-#include "engine/pair_sink.h"
-#include "engine/parallel/filled_vector.h"
-#include "engine/types.h"
-
-namespace simjoin {
 
 enum class StatsSide { Left, Right };
 

@@ -2,7 +2,14 @@
 // compiled elsewhere) computes bit for bit what simjoin computes: exact_distance (distance.h) for
 // a metric, in_enlarged_box (engine/bounds/enlarged_box.h) for the box test. Where it does, the engine's pairs
 // need no recheck with that operator.
-//
+#pragma once
+
+#include <cstddef>
+
+#include "engine/types.h"
+
+namespace simjoin {
+
 // The same formula compiled differently rounds differently: a fused multiply-add (compilers
 // contract  s += d * d  on targets with FMA unless told not to), another summation order
 // (vectorized or reassociated sums), extended or single precision. The probe inputs are chosen
@@ -12,13 +19,6 @@
 // unit in the last place on either side, and at the midpoint of negative enlargements. One
 // disagreement and the implementation is not trusted. (test/engine/arithmetic_probe_test.cpp
 // checks that each of those variants is caught.)
-#pragma once
-
-#include <cstddef>
-
-#include "engine/types.h"
-
-namespace simjoin {
 
 constexpr std::size_t kProbeMaxDim = 100;
 

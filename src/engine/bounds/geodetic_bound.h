@@ -2,16 +2,16 @@
 // on the spheroid, or great-circle distance on a sphere): each point (longitude, latitude in
 // degrees, geodetic) becomes the unit vector of its normal, and a Euclidean join of these 3-D
 // vectors within geodetic_candidate_bound(d, R) keeps every pair at distance <= d.
-//
+#pragma once
+
+namespace simjoin {
+
 // Why: the Gauss map (point -> unit normal) sends a curve of length s on the ellipsoid to a curve
 // of length at most s / R on the unit sphere, R the smallest principal radius of curvature
 // anywhere on the ellipsoid (its largest principal curvature); the chord is at most the arc. So
 // a geodesic of length s <= d joins two points whose normals are at most d / R apart. A sphere of
 // radius R_s >= R on the same latitudes and longitudes (PostGIS's sphere mode) has chord <= angle
 // = s / R_s <= s / R.
-#pragma once
-
-namespace simjoin {
 
 // The unit normal of the point (lon, lat) in degrees: (cos lat cos lon, cos lat sin lon, sin lat).
 void geodetic_unit_vector(double lon_degrees, double lat_degrees, double out[3]);

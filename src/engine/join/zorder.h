@@ -1,17 +1,5 @@
 // The Z-order (Morton order) over quantized coordinates, for the Set-of-Z-Lists join (Lieberman,
 // Sankaranarayanan, Samet, "A Fast Similarity Join Algorithm Using Graphics Processing Units").
-//
-// A coordinate x becomes the integer floor((x - lo) * scale) clamped to [0, kZMaxCoord]: monotone
-// in x, so a point inside the box [a, b] has every quantized coordinate between those of a and b.
-// A curve adds its integer shift to every quantized coordinate (still monotone, and it never
-// overflows: kZMaxCoord + shift < 2^32). The Z key interleaves the 32 bits of the d shifted
-// coordinates, most significant bit level first and, within a level, dimension 0 first. The Z
-// order is monotone under dominance (a <= b in every dimension gives Z(a) <= Z(b)), which is what
-// makes [Z(box low corner), Z(box high corner)] hold every point of the box (their Lemma 4.2).
-//
-// Two ways to compare on the curve, with the same result: materialized keys (z_key, compared word
-// by word with z_key_less) or z_less, which finds the dimension holding the most significant
-// differing bit without building keys. Header-only, raw arrays only: the CUDA port reuses them.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +12,18 @@
 #endif
 
 namespace simjoin {
+
+// A coordinate x becomes the integer floor((x - lo) * scale) clamped to [0, kZMaxCoord]: monotone
+// in x, so a point inside the box [a, b] has every quantized coordinate between those of a and b.
+// A curve adds its integer shift to every quantized coordinate (still monotone, and it never
+// overflows: kZMaxCoord + shift < 2^32). The Z key interleaves the 32 bits of the d shifted
+// coordinates, most significant bit level first and, within a level, dimension 0 first. The Z
+// order is monotone under dominance (a <= b in every dimension gives Z(a) <= Z(b)), which is what
+// makes [Z(box low corner), Z(box high corner)] hold every point of the box (their Lemma 4.2).
+//
+// Two ways to compare on the curve, with the same result: materialized keys (z_key, compared word
+// by word with z_key_less) or z_less, which finds the dimension holding the most significant
+// differing bit without building keys. Header-only, raw arrays only: the CUDA port reuses them.
 
 // Quantized coordinates of the data lie in [0, kZMaxCoord]; shifts lie in [0, kZMaxCoord].
 constexpr std::uint32_t kZMaxCoord = 0x7fffffffu;

@@ -1,12 +1,4 @@
 // An aggregate job of the GPU service (neighbour statistics or DBSCAN) in its DSM segment:
-//
-//   JobHeader | AggregateJob | left points | right points | partner ranks | result arrays
-//
-// The backend writes the parameters and the points (or their segments, read in place, as for a
-// join: pg/service/job.h) and knows the arrays' size at submit: one entry per point of the side
-// aggregated. The service runs the engine's aggregate itself (run_neighbour_stats / run_dbscan
-// without a runner: the engine's own route, so the GPU backend installed in the service computes
-// it there), writes the arrays and the JoinStats, and sets JobHeader::finished; no pair travels.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +9,14 @@
 #include "pg/service/job.h"
 
 namespace simjoin::pg {
+
+//   JobHeader | AggregateJob | left points | right points | partner ranks | result arrays
+//
+// The backend writes the parameters and the points (or their segments, read in place, as for a
+// join: pg/service/job.h) and knows the arrays' size at submit: one entry per point of the side
+// aggregated. The service runs the engine's aggregate itself (run_neighbour_stats / run_dbscan
+// without a runner: the engine's own route, so the GPU backend installed in the service computes
+// it there), writes the arrays and the JoinStats, and sets JobHeader::finished; no pair travels.
 
 struct AggregateJob {
   // Parameters (the backend).

@@ -1,14 +1,4 @@
 // One job of the GPU service in its DSM segment, laid out by the backend that submits it. A join:
-//
-//   JobHeader | left points (n_left * dim doubles) | right points | ring of result batches
-//
-// An aggregate job (neighbour statistics, DBSCAN) has no ring: its per-point result arrays follow
-// the points (pg/service/aggregate_job.h).
-//
-// The ring has `ring_slots` batches of up to `slot_pairs` pairs (left ids, right ids, distances).
-// The service's runner thread fills slot head % ring_slots and then advances `head`; the backend
-// reads slot tail % ring_slots and then advances `tail`. Each side wakes the other through its
-// latch; the runner waits for room by polling (it is not a PostgreSQL thread: no latch waits).
 #pragma once
 
 #include <atomic>
@@ -20,6 +10,16 @@
 #include "pg/dispatch/estimates_record.h"
 
 namespace simjoin::pg {
+
+//   JobHeader | left points (n_left * dim doubles) | right points | ring of result batches
+//
+// An aggregate job (neighbour statistics, DBSCAN) has no ring: its per-point result arrays follow
+// the points (pg/service/aggregate_job.h).
+//
+// The ring has `ring_slots` batches of up to `slot_pairs` pairs (left ids, right ids, distances).
+// The service's runner thread fills slot head % ring_slots and then advances `head`; the backend
+// reads slot tail % ring_slots and then advances `tail`. Each side wakes the other through its
+// latch; the runner waits for room by polling (it is not a PostgreSQL thread: no latch waits).
 
 constexpr std::uint32_t kJobMagic = 0x53'4a'4f'42;  // "SJOB"
 

@@ -2,11 +2,6 @@
 // library is preloaded), holding the device ledgers and the job slots that backends and the
 // service process both read. A job's points and result ring live in its own DSM segment
 // (pg/service/job.h).
-//
-// Who writes what: slots are taken and freed under `mutex` (a spinlock: backends and the service's
-// main thread only, a few instructions each); a slot's atomics (state, progress) are written by
-// the service's runner threads without the lock; ledgers are written by the service's main thread
-// under the lock.
 #pragma once
 
 extern "C" {
@@ -21,6 +16,11 @@ extern "C" {
 #include <cstdint>
 
 namespace simjoin::pg {
+
+// Who writes what: slots are taken and freed under `mutex` (a spinlock: backends and the service's
+// main thread only, a few instructions each); a slot's atomics (state, progress) are written by
+// the service's runner threads without the lock; ledgers are written by the service's main thread
+// under the lock.
 
 constexpr int kMaxDevices = 16;
 constexpr int kMaxJobs = 256;

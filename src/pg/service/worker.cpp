@@ -5,11 +5,6 @@
 // engine on a runner thread (no PostgreSQL call there: only atomics, memcpy and SetLatch, which
 // is signal-safe), which publishes a join's result batches into the job's ring (pg/service/job.h),
 // or writes an aggregate's per-point arrays into its segment (pg/service/aggregate_job.h).
-//
-// Faults: an engine error ends its job only; a context poisoned by a sticky CUDA error, or an
-// injected "exit", makes the service exit with status 1, which the postmaster restarts without a
-// crash restart of the cluster. On every exit (SIGTERM included) the runners are stopped and
-// joined first and their jobs marked failed, so that no session waits for a dead service.
 extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
@@ -48,6 +43,11 @@ PGDLLEXPORT void simjoin_service_main(Datum);
 #include "pg/settings.h"
 
 namespace simjoin::pg {
+
+// Faults: an engine error ends its job only; a context poisoned by a sticky CUDA error, or an
+// injected "exit", makes the service exit with status 1, which the postmaster restarts without a
+// crash restart of the cluster. On every exit (SIGTERM included) the runners are stopped and
+// joined first and their jobs marked failed, so that no session waits for a dead service.
 
 namespace {
 

@@ -1,16 +1,6 @@
 // Test-only entry points to the aggregates' route (pg/dispatch/aggregate_runner.h), so that test/service can
 // run neighbour statistics and DBSCAN as GPU service jobs and in this backend alike. The extension's
 // SQL does not declare them; a test does:
-//   CREATE FUNCTION simjoin_test_neighbour_stats(left_table regclass, right_table regclass,
-//       eps float8, right_side bool, unique_pairs bool, ranked bool)
-//     RETURNS TABLE (key int8, partners int8, min_distance float8, max_distance float8,
-//                    nearest int8) AS 'simjoin', 'simjoin_test_neighbour_stats' LANGUAGE C STRICT;
-//   CREATE FUNCTION simjoin_test_dbscan(tbl regclass, eps float8, min_points int8)
-//     RETURNS TABLE (key int8, cluster int8, kind text) AS 'simjoin', 'simjoin_test_dbscan'
-//     LANGUAGE C STRICT;
-// Tables as similarity_join() reads them (one float8[] column, an integer primary key); the same
-// table on both sides is a self-join. `ranked`: partners ranked by key (the nearest partner's ties
-// go to the smaller key), else by row order.
 extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
@@ -37,6 +27,17 @@ using namespace simjoin;
 using namespace simjoin::pg;
 
 namespace {
+
+//   CREATE FUNCTION simjoin_test_neighbour_stats(left_table regclass, right_table regclass,
+//       eps float8, right_side bool, unique_pairs bool, ranked bool)
+//     RETURNS TABLE (key int8, partners int8, min_distance float8, max_distance float8,
+//                    nearest int8) AS 'simjoin', 'simjoin_test_neighbour_stats' LANGUAGE C STRICT;
+//   CREATE FUNCTION simjoin_test_dbscan(tbl regclass, eps float8, min_points int8)
+//     RETURNS TABLE (key int8, cluster int8, kind text) AS 'simjoin', 'simjoin_test_dbscan'
+//     LANGUAGE C STRICT;
+// Tables as similarity_join() reads them (one float8[] column, an integer primary key); the same
+// table on both sides is a self-join. `ranked`: partners ranked by key (the nearest partner's ties
+// go to the smaller key), else by row order.
 
 TableVectors read_table(Oid relid, int dim) {
   TableColumns columns;

@@ -1,16 +1,6 @@
-// A side of the SimilarityJoin scan read by PostgreSQL's parallel workers (parallel_load_side).
-// Reading a large table's rows into points is most of an aggregate join's time on the CPU
-// engine and nearly all of it on the GPU, and it runs in one process. Where the side is a plain
-// sequential scan of a table (no filter, the key and the needed columns plain columns, the
-// needed ones by value), a parallel context (as parallel CREATE INDEX starts one) runs workers
-// that scan the table's blocks beside the leader under its snapshot, read each row's key
-// (pg/scan/keys/keys.cpp: the same readers as load_side) and send batches of coordinates and
-// column values through a message queue per worker; the leader appends them to the side as it
-// appends its own rows. A row whose key is wild, skipped (EMPTY, a zero vector) or a box, or
-// keys of another dimension or SRID than the others', makes every participant stop: load_side
-// then reads the side as always. Rows come in block order per participant, not table order.
-// Where those workers would share cores with the leader, parallel_load_side has the leader read
-// the side with parse threads instead (pg/scan/load/threaded_load.cpp, simjoin.load_threads).
+// A side of the SimilarityJoin scan read by PostgreSQL's parallel workers (parallel_load_side):
+// a plain sequential scan of a large table, each worker sending its rows' coordinates and
+// by-value columns to the leader through a message queue.
 #include "pg/scan/load/row_reader.h"
 
 extern "C" {
@@ -40,6 +30,20 @@ extern "C" {
 #include <cstring>
 
 namespace simjoin::pg::cs {
+
+// A side of the SimilarityJoin scan read by PostgreSQL's parallel workers (parallel_load_side).
+// Reading a large table's rows into points is most of an aggregate join's time on the CPU
+// engine and nearly all of it on the GPU, and it runs in one process. Where the side is a plain
+// sequential scan of a table (no filter, the key and the needed columns plain columns, the
+// needed ones by value), a parallel context (as parallel CREATE INDEX starts one) runs workers
+// that scan the table's blocks beside the leader under its snapshot, read each row's key
+// (pg/scan/keys/keys.cpp: the same readers as load_side) and send batches of coordinates and
+// column values through a message queue per worker; the leader appends them to the side as it
+// appends its own rows. A row whose key is wild, skipped (EMPTY, a zero vector) or a box, or
+// keys of another dimension or SRID than the others', makes every participant stop: load_side
+// then reads the side as always. Rows come in block order per participant, not table order.
+// Where those workers would share cores with the leader, parallel_load_side has the leader read
+// the side with parse threads instead (pg/scan/load/threaded_load.cpp, simjoin.load_threads).
 
 namespace {
 

@@ -1,16 +1,5 @@
-// A plain table side read by the leader alone, its tuples parsed by threads beside it
-// (threaded_load_side): where PostgreSQL's parallel workers for the read would not each have a
-// core beside the leader's (two cores, or parallel query off), a worker costs its start (loading
-// every library the session has loaded: PostGIS brings GEOS and PROJ) and a copy of every row
-// through a queue, while deforming the rows and parsing their keys is most of a row's cost.
-// Here the leader scans the
-// table under the executor's snapshot (visibility, buffers: PostgreSQL's work, on its thread),
-// collects chunks of visible tuples with their pages pinned, and threads deform the chunks'
-// columns and parse their keys (pure code on the page's bytes, no PostgreSQL call); the leader
-// appends the chunks in scan order and parses chunks itself when it has nothing else to do. A
-// key stored compressed or out of line, or a row with fewer columns than the table (an added
-// column), is read by the leader; a row that parallel_load_side would give up on makes this
-// load give up the same way.
+// A plain table side read by the leader alone, its tuples' columns deformed and keys parsed by
+// threads beside it (threaded_load_side), where parallel workers would share cores with the leader.
 #include "pg/scan/load/row_reader.h"
 
 extern "C" {
@@ -39,6 +28,20 @@ extern "C" {
 #include "pg/settings.h"
 
 namespace simjoin::pg::cs {
+
+// A plain table side read by the leader alone, its tuples parsed by threads beside it
+// (threaded_load_side): where PostgreSQL's parallel workers for the read would not each have a
+// core beside the leader's (two cores, or parallel query off), a worker costs its start (loading
+// every library the session has loaded: PostGIS brings GEOS and PROJ) and a copy of every row
+// through a queue, while deforming the rows and parsing their keys is most of a row's cost.
+// Here the leader scans the
+// table under the executor's snapshot (visibility, buffers: PostgreSQL's work, on its thread),
+// collects chunks of visible tuples with their pages pinned, and threads deform the chunks'
+// columns and parse their keys (pure code on the page's bytes, no PostgreSQL call); the leader
+// appends the chunks in scan order and parses chunks itself when it has nothing else to do. A
+// key stored compressed or out of line, or a row with fewer columns than the table (an added
+// column), is read by the leader; a row that parallel_load_side would give up on makes this
+// load give up the same way.
 
 namespace {
 

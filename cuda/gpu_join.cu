@@ -1,5 +1,5 @@
 // simjoin::gpu::run_join: the engine's join on the GPU: eps-grid (Gowanlock and Karsin, IPDPSW 2018 and DaMoN 2019), brute force, or
-// on request the Set-of-Z-Lists join (szl_index.cuh, szl_join_kernel.cuh).
+// on request the Set-of-Z-Lists join (szl_device_index.cuh, szl_join_kernel.cuh).
 #include "gpu_backend.h"
 
 #include <algorithm>
@@ -30,7 +30,7 @@
 #include "grid_tile_kernel.cuh"
 #include "pair_pipeline.cuh"
 #include "producer_join.cuh"
-#include "szl_index.cuh"
+#include "szl_device_index.cuh"
 #include "szl_join_kernel.cuh"
 
 namespace simjoin::gpu {

@@ -1,5 +1,5 @@
 // Building the Set of Z-Lists on the device: quantization, the curve sorts, the key prefixes.
-#include "szl_index.cuh"
+#include "szl_device_index.cuh"
 
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>

@@ -24,10 +24,6 @@ EXTVERSION := $(shell sed -nE "s/^[[:space:]]*default_version[[:space:]]*=[[:spa
 DATA       = $(sort $(wildcard sql/simjoin--*.sql))
 DATA_built = $(BUILD)/sql/simjoin--$(EXTVERSION).sql
 
-$(BUILD)/sql/simjoin--$(EXTVERSION).sql: sql/simjoin.sql simjoin.control
-	@mkdir -p $(dir $@)
-	cp $< $@
-
 PG_SRCS     = $(sort $(shell find src/pg -name '*.cpp'))
 OBJS        = $(patsubst %.cpp,$(BUILD)/%.o,$(PG_SRCS))
 ENGINE_SRCS = $(sort $(shell find src/engine -name '*.cpp'))
@@ -86,6 +82,11 @@ EXTRA_CLEAN  = $(BUILD)
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# After PGXS, so that its `all` stays the default goal.
+$(BUILD)/sql/simjoin--$(EXTVERSION).sql: sql/simjoin.sql simjoin.control
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # PGXS makes SHLIB_PREREQS order-only: relink the module when the engine library changes too.
 $(shlib): $(ENGINE_LIB)

@@ -9,6 +9,7 @@
 // pg_hypot of the differences' absolute values). Such clauses are decided with it.
 #include "pg/scan/form_state.h"
 #include "pg/scan/keys/keys.h"
+#include "pg/scan/plan_info.h"
 
 #include "engine/bounds/certain_bound.h"
 
@@ -71,12 +72,12 @@ Expr* circle_radius_of_keys(Node* clause, Node* outer_key, Node* inner_key) {
 
 }  // namespace
 
-void begin_certain_qual(SimJoinState* st, CustomScan* cscan) {
+void begin_certain_qual(SimJoinState* st) {
   FormState* fs = st->form_state;
   if (fs->certain_position < 0) return;
-  List* quals = static_cast<List*>(list_nth(cscan->custom_exprs, EXPR_QUAL));
-  Node* outer_key = static_cast<Node*>(list_nth(cscan->custom_exprs, EXPR_OUTER_KEY));
-  Node* inner_key = static_cast<Node*>(list_nth(cscan->custom_exprs, EXPR_INNER_KEY));
+  List* quals = st->plan->quals;
+  Node* outer_key = reinterpret_cast<Node*>(st->plan->outer_key);
+  Node* inner_key = reinterpret_cast<Node*>(st->plan->inner_key);
   fs->circle_radius = static_cast<ExprState**>(palloc0(sizeof(ExprState*) * (list_length(quals) + 1)));
   List* others = NIL;
   int position = 0;

@@ -4,6 +4,7 @@
 // for vectors of different dimensions raised again naming the table and the row (by that column,
 // else by its key's value), as similarity_join() names its rows.
 #include "pg/scan/form_state.h"
+#include "pg/scan/plan_info.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -137,21 +138,19 @@ void name_column(NamedColumn* column, TupleDesc desc, int position, char* name) 
 
 void begin_row_naming(SimJoinState* st, CustomScan* cscan) {
   FormState* fs = st->form_state;
-  List* priv = cscan->custom_private;
   for (int side = 0; side < 2; ++side) {
-    const int base = side == 0 ? PRIV_OUTER_TABLE : PRIV_INNER_TABLE;
-    const Oid table = static_cast<Oid>(intVal(list_nth(priv, base)));
-    const int id_attno = intVal(list_nth(priv, base + 1));
+    const RowIdentity& rows = st->plan->rows[side];
+    const Oid table = rows.table;
+    const int id_attno = rows.id_attno;
     RowNaming& naming = fs->naming[side];
     naming.table = OidIsValid(table) ? get_rel_name(table) : nullptr;
     if (!naming.table) continue;
     TupleDesc desc = ExecGetResultType(side == 0 ? st->outer_ps : st->inner_ps);
     if (id_attno > 0)
-      name_column(&naming.id, desc, intVal(list_nth(priv, base + 2)),
+      name_column(&naming.id, desc, rows.id_position,
                   get_attname(table, id_attno, true));
     // The key, where it is a column of the table (its scan tuple entry is the table's Var).
-    Node* key = static_cast<Node*>(list_nth(cscan->custom_exprs, side == 0 ? EXPR_OUTER_KEY
-                                                                            : EXPR_INNER_KEY));
+    Node* key = reinterpret_cast<Node*>(side == 0 ? st->plan->outer_key : st->plan->inner_key);
     while (IsA(key, RelabelType)) key = reinterpret_cast<Node*>(reinterpret_cast<RelabelType*>(key)->arg);
     if (!IsA(key, Var) || reinterpret_cast<Var*>(key)->varno != INDEX_VAR) continue;
     const int scan_column = reinterpret_cast<Var*>(key)->varattno - 1;

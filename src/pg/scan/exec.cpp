@@ -7,7 +7,7 @@
 // src/engine/parallel/pair_stream.h), and hands its batches of candidate pairs (sorted by inner row when
 // the inner side is on disk) to a bounded queue; the executor pops one batch at a time and returns the pairs as scan
 // tuples (outer columns followed by inner columns), while the engine computes the next batches.
-// Each pair is checked with the join's clauses (EXPR_QUAL) here, except the distance clause on
+// Each pair is checked with the join's clauses (JoinPlanInfo::quals) here, except the distance clause on
 // the engine's pairs when the engine is exact (engine_is_exact), and cube box clauses, decided
 // natively on the points (boxes_pass); ExecScan projects. The full result is never
 // materialized: once the queue is full the engine waits for the executor, and when the executor
@@ -43,6 +43,7 @@
 //
 // The executor's parts, one file each, are listed in pg/scan/state.h.
 #include "pg/scan/form_state.h"
+#include "pg/scan/plan_info.h"
 
 #include "pg/pg_guard.h"
 
@@ -63,35 +64,30 @@ namespace {
 
 CustomExecMethods exec_methods;
 
-int private_int(List* priv, int index) { return intVal(list_nth(priv, index)); }
-
 Node* create_state(CustomScan* cscan) {
   return cpp_guard([cscan]() -> Node* {
     return pg_call([cscan]() -> Node* {
       SimJoinState* st = static_cast<SimJoinState*>(palloc0(sizeof(SimJoinState)));
       NodeSetTag(st, T_CustomScanState);
       st->css.methods = &exec_methods;
-      List* priv = cscan->custom_private;
-      st->form.kind = static_cast<KeyKind>(private_int(priv, PRIV_KIND));
-      st->form.metric = static_cast<Metric>(private_int(priv, PRIV_METRIC));
-      st->form.cosine = private_int(priv, PRIV_COSINE) != 0;
-      st->form.dwithin = private_int(priv, PRIV_DWITHIN) != 0;
-      st->form.float32 = private_int(priv, PRIV_FLOAT32) != 0;
-      st->outer_columns = private_int(priv, PRIV_OUTER_COLUMNS);
-      st->distance_qual = Max(private_int(priv, PRIV_DISTANCE_QUAL), -1);
-      st->strict = private_int(priv, PRIV_STRICT) != 0;
-      st->same_scan = private_int(priv, PRIV_SAME_SCAN) != 0;
-      st->inner_rereadable = private_int(priv, PRIV_INNER_REREADABLE) != 0;
-      st->n_boxes = private_int(priv, PRIV_BOX_COUNT);
+      const JoinPlanInfo* plan = deform_plan_private(cscan);
+      st->plan = plan;
+      st->form = plan->form;
+      st->outer_columns = plan->outer_columns;
+      st->distance_qual = Max(plan->distance_qual, -1);
+      st->strict = plan->strict;
+      st->same_scan = plan->same_scan;
+      st->inner_rereadable = plan->inner_rereadable;
+      st->n_boxes = plan->n_boxes;
       st->boxes = static_cast<BoxCheck*>(palloc0(sizeof(BoxCheck) * Max(st->n_boxes, 1)));
       for (int k = 0; k < st->n_boxes; ++k) {
-        st->boxes[k].position = private_int(priv, PRIV_COUNT + 2 * k);
-        st->boxes[k].enlarged_side = private_int(priv, PRIV_COUNT + 2 * k + 1);
+        st->boxes[k].position = plan->boxes[k].position;
+        st->boxes[k].enlarged_side = plan->boxes[k].enlarged_side;
       }
-      st->form_state = create_form_state(priv);
-      if (private_int(priv, PRIV_OUTPUT_ORDERED)) st->ordered_output = create_ordered_output();
-      st->nearest = private_int(priv, PRIV_OUTPUT_ORDERED) == OUTPUT_NEAREST;
-      st->parallel_load_ok = private_int(priv, PRIV_PARALLEL_OK) != 0;
+      st->form_state = create_form_state(*plan);
+      if (plan->output_mode != OUTPUT_UNORDERED) st->ordered_output = create_ordered_output();
+      st->nearest = plan->output_mode == OUTPUT_NEAREST;
+      st->parallel_load_ok = plan->parallel_ok;
       return reinterpret_cast<Node*>(st);
     });
   });
@@ -108,10 +104,11 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   st->inner_ps = ExecInitNode(static_cast<Plan*>(lsecond(cscan->custom_plans)), estate,
                               child_flags);
   node->custom_ps = list_make2(st->outer_ps, st->inner_ps);
-  // The join's clauses (EXPR_QUAL) are checked in next_scan_tuple, not by ExecScan (the plan
-  // has no qual): every clause on the wild pairs; the engine's pairs skip the distance clause
-  // where the engine is exact.
-  List* quals = static_cast<List*>(list_nth(cscan->custom_exprs, EXPR_QUAL));
+  // The join's clauses (JoinPlanInfo::quals) are checked in next_scan_tuple, not by ExecScan
+  // (the plan has no qual): every clause on the wild pairs; the engine's pairs skip the distance
+  // clause where the engine is exact.
+  const JoinPlanInfo* plan = st->plan;
+  List* quals = plan->quals;
   st->wild_qual = ExecInitQual(quals, &node->ss.ps);
   st->engine_qual = st->wild_qual;
   List* engine_clauses = quals;
@@ -127,12 +124,10 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
     }
     st->engine_qual = ExecInitQual(engine_clauses, &node->ss.ps);
   }
-  begin_certain_qual(st, cscan);
+  begin_certain_qual(st);
   for (int k = 0; k < st->n_boxes; ++k) {
-    st->boxes[k].r = ExecInitExpr(
-        static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_BOX_FIRST + 2 * k)), &node->ss.ps);
-    st->boxes[k].n = ExecInitExpr(
-        static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_BOX_FIRST + 2 * k + 1)), &node->ss.ps);
+    st->boxes[k].r = ExecInitExpr(plan->boxes[k].r, &node->ss.ps);
+    st->boxes[k].n = ExecInitExpr(plan->boxes[k].n, &node->ss.ps);
   }
   st->inner_columns = list_length(cscan->custom_scan_tlist) - st->outer_columns;
   // The columns an engine pair needs: those of the projection and of the clauses checked on it
@@ -140,7 +135,7 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   Bitmapset* needed = nullptr;
   collect_index_vars(reinterpret_cast<Node*>(cscan->scan.plan.targetlist), &needed);
   collect_index_vars(reinterpret_cast<Node*>(engine_clauses), &needed);
-  collect_index_vars(static_cast<Node*>(list_nth(cscan->custom_exprs, EXPR_OTHER_QUAL)), &needed);
+  collect_index_vars(reinterpret_cast<Node*>(plan->other_quals), &needed);
   if (node->ss.ps.ps_ProjInfo == nullptr) needed = bms_add_member(needed, 0);
   if (st->same_scan) {
     // The shared outer side uses the inner side's deformed values (share_inner_side): both
@@ -162,18 +157,17 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   // Keys are evaluated directly on the children's tuples: the outer key's columns are the
   // first ones of the scan tuple already, the inner key's are shifted. No parent: the
   // expressions must deform whatever slot type a child returns.
-  Expr* outer_key = static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_OUTER_KEY));
-  Expr* inner_key =
-      static_cast<Expr*>(copyObjectImpl(list_nth(cscan->custom_exprs, EXPR_INNER_KEY)));
+  Expr* outer_key = plan->outer_key;
+  Expr* inner_key = static_cast<Expr*>(copyObjectImpl(plan->inner_key));
   int shift = st->outer_columns;
   shift_index_vars(reinterpret_cast<Node*>(inner_key), &shift);
   st->outer_key = ExecInitExpr(outer_key, nullptr);
   st->inner_key = ExecInitExpr(inner_key, nullptr);
   st->inner_key_params = pull_paramids(inner_key);
-  Expr* eps = static_cast<Expr*>(list_nth(cscan->custom_exprs, EXPR_EPS));
+  Expr* eps = plan->eps;
   st->eps_is_float4 = exprType(reinterpret_cast<Node*>(eps)) == FLOAT4OID;
   st->eps_expr = ExecInitExpr(eps, &node->ss.ps);
-  begin_form_state(st, cscan);
+  begin_form_state(st);
   begin_row_naming(st, cscan);
   st->key_cxt = CreateExprContext(estate);
   st->outer_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(st->outer_ps),

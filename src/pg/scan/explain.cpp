@@ -1,6 +1,7 @@
 // The SimilarityJoin custom scan in EXPLAIN: the join's clauses with their sides, the distance
 // form and eps, and under ANALYZE the engine's runs and the sides' storage.
 #include "pg/scan/form_state.h"
+#include "pg/scan/plan_info.h"
 
 #include "pg/dispatch/engine_runner.h"
 #include "pg/pg_guard.h"
@@ -34,13 +35,11 @@ const char* device_name() {
   }
 }
 
-// Clauses (one of the custom_exprs), each column with its side as PostgreSQL shows a join's
-// clauses, and under ANALYZE the rows they removed (nfiltered1 or nfiltered2), in the form of a
-// scan's Filter.
-void explain_qual(CustomScanState* node, List* context, int position, const char* label,
+// Clauses (the plan's quals or other_quals), each column with its side as PostgreSQL shows a
+// join's clauses, and under ANALYZE the rows they removed (nfiltered1 or nfiltered2), in the form
+// of a scan's Filter.
+void explain_qual(CustomScanState* node, List* context, List* quals, const char* label,
                   bool second_count, ExplainState* es) {
-  CustomScan* cscan = reinterpret_cast<CustomScan*>(node->ss.ps.plan);
-  List* quals = static_cast<List*>(list_nth(cscan->custom_exprs, position));
   if (quals == NIL) return;
   ExplainPropertyText(label,
                       deparse_expression(reinterpret_cast<Node*>(make_ands_explicit(quals)),
@@ -57,9 +56,10 @@ void explain_qual(CustomScanState* node, List* context, int position, const char
 // The join's clauses: an inner join's as a Filter (the scan's rows are the join's pairs), an
 // outer, semi- or anti-join's as PostgreSQL shows them (Join Filter; Filter: pushed down).
 void explain_clauses(CustomScanState* node, List* context, ExplainState* es) {
-  const bool inner = reinterpret_cast<SimJoinState*>(node)->form_state->join_type == JOIN_INNER;
-  explain_qual(node, context, EXPR_QUAL, inner ? "Filter" : "Join Filter", false, es);
-  explain_qual(node, context, EXPR_OTHER_QUAL, "Filter", true, es);
+  const SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
+  const bool inner = st->form_state->join_type == JOIN_INNER;
+  explain_qual(node, context, st->plan->quals, inner ? "Filter" : "Join Filter", false, es);
+  explain_qual(node, context, st->plan->other_quals, "Filter", true, es);
 }
 
 // The forms beyond  dist(x, y) <= eps  (pg/scan/form_state.h), where the plan has them.
@@ -88,8 +88,7 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   List* context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
   explain_clauses(node, context, es);
   ExplainPropertyText("Distance", form_label(st->form), es);
-  char* eps = deparse_expression(static_cast<Node*>(list_nth(cscan->custom_exprs, EXPR_EPS)),
-                                 context, true, false);
+  char* eps = deparse_expression(reinterpret_cast<Node*>(st->plan->eps), context, true, false);
   ExplainPropertyText("Eps", eps, es);
   explain_forms(st->form_state, es);
   if (st->ordered_output) ExplainPropertyText("Output Order", "grouped by outer row", es);

@@ -2,6 +2,7 @@
 // (pg/scan/form_state.h): their plan entries, their values per scan and per row, and the
 // engine's bound they give.
 #include "pg/scan/form_state.h"
+#include "pg/scan/plan_info.h"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -17,45 +18,39 @@ namespace simjoin::pg::cs {
 
 namespace {
 
-int private_int(List* priv, int index) { return intVal(list_nth(priv, index)); }
-
 double float_datum(Datum value, bool is_float4) {
   return is_float4 ? static_cast<double>(DatumGetFloat4(value)) : DatumGetFloat8(value);
 }
 
 }  // namespace
 
-FormState* create_form_state(List* priv) {
+FormState* create_form_state(const JoinPlanInfo& plan) {
   FormState* fs = static_cast<FormState*>(palloc0(sizeof(FormState)));
-  fs->radius_side = private_int(priv, PRIV_RADIUS_SIDE);
-  fs->n_scale = private_int(priv, PRIV_SCALE_COUNT);
-  fs->key_order = private_int(priv, PRIV_KEY_ORDER);
+  fs->radius_side = plan.radius_side;
+  fs->n_scale = plan.n_scale;
+  fs->key_order = plan.key_order;
   fs->scale = static_cast<ScaleStepState*>(palloc0(sizeof(ScaleStepState) * Max(fs->n_scale, 1)));
-  const int first_op = PRIV_COUNT + 2 * private_int(priv, PRIV_BOX_COUNT);
-  for (int k = 0; k < fs->n_scale; ++k)
-    fs->scale[k].op = static_cast<ScaleOp>(private_int(priv, first_op + k));
+  for (int k = 0; k < fs->n_scale; ++k) fs->scale[k].op = plan.scale[k].op;
   fs->max_radius = -HUGE_VAL;
-  fs->join_type = private_int(priv, PRIV_JOIN_TYPE);
-  const int distance_qual = private_int(priv, PRIV_DISTANCE_QUAL);
-  fs->certain_position = distance_qual <= -2 ? -2 - distance_qual : -1;
+  fs->join_type = plan.jointype;
+  fs->certain_position = plan.distance_qual <= -2 ? -2 - plan.distance_qual : -1;
   fs->certain_bound = -1;
   return fs;
 }
 
-void begin_form_state(SimJoinState* st, CustomScan* cscan) {
+void begin_form_state(SimJoinState* st) {
   FormState* fs = st->form_state;
-  const int first_factor = EXPR_BOX_FIRST + 2 * st->n_boxes;
+  const JoinPlanInfo* plan = st->plan;
   for (int k = 0; k < fs->n_scale; ++k) {
-    Expr* factor = static_cast<Expr*>(list_nth(cscan->custom_exprs, first_factor + k));
+    Expr* factor = plan->scale[k].factor;
     fs->scale[k].factor = ExecInitExpr(factor, &st->css.ss.ps);
     fs->scale[k].factor_is_float4 = exprType(reinterpret_cast<Node*>(factor)) == FLOAT4OID;
   }
-  fs->other_qual = ExecInitQual(
-      static_cast<List*>(list_nth(cscan->custom_exprs, EXPR_OTHER_QUAL)), &st->css.ss.ps);
+  fs->other_qual = ExecInitQual(plan->other_quals, &st->css.ss.ps);
   if (fs->radius_side >= 0) {
     // Evaluated on the side's child tuples, as its key: the inner side's columns follow the
     // outer side's in the scan tuple.
-    Expr* radius = static_cast<Expr*>(copyObjectImpl(list_nth(cscan->custom_exprs, EXPR_EPS)));
+    Expr* radius = static_cast<Expr*>(copyObjectImpl(plan->eps));
     fs->radius_is_float4 = exprType(reinterpret_cast<Node*>(radius)) == FLOAT4OID;
     if (fs->radius_side == 1) {
       int shift = st->outer_columns;

@@ -26,7 +26,7 @@ struct NamedColumn {
   FmgrInfo output;
 };
 
-// How errors name the rows of one side (PRIV_OUTER_TABLE ...).
+// How errors name the rows of one side (JoinPlanInfo::rows).
 struct RowNaming {
   char* table;      // nullptr: the side is no scan of a table
   NamedColumn id;   // a unique column of the table in the child's tuple
@@ -64,7 +64,7 @@ struct FormState {
   uint32 mirror_outer;
   uint32 mirror_inner;
 
-  // An outer, semi- or anti-join (PRIV_JOIN_TYPE): which outer rows have a match; after the
+  // An outer, semi- or anti-join (JoinPlanInfo::jointype): which outer rows have a match; after the
   // pairs, LEFT emits the outer rows without one null-extended, ANTI only those. SEMI and ANTI
   // skip the candidates of an outer row that has its match.
   int join_type;
@@ -78,7 +78,7 @@ struct FormState {
   TupleTableSlot* error_rows[2];  // the rows an error names now (nullptr: none)
   ErrorContextCallback error_context;
 
-  // A rechecked form with a certain bound (has_certain_bound; PRIV_DISTANCE_QUAL <= -2): the
+  // A rechecked form with a certain bound (has_certain_bound; JoinPlanInfo::distance_qual <= -2): the
   // distance clause's position in the qual (-1: none), the other clauses (checked on the
   // engine's pairs within the bound instead of engine_qual; nullptr: none), this scan's bound on
   // the engine's distance (negative: nothing certain), and the engine's pairs decided by it (for
@@ -96,7 +96,7 @@ struct FormState {
 // ---- pg/scan/certain.cpp -----------------------------------------------------------------
 // At BeginCustomScan: certain_qual (the join's clauses but the distance clause and the circle
 // clauses it decides too).
-void begin_certain_qual(SimJoinState* st, CustomScan* cscan);
+void begin_certain_qual(SimJoinState* st);
 // Once eps is known: this scan's certain bound (negative: nothing certain).
 double scan_certain_bound(SimJoinState* st, double eps);
 
@@ -107,8 +107,8 @@ inline bool certain_pair(const SimJoinState* st, size_t pos) {
 
 // ---- pg/scan/form_state.cpp --------------------------------------------------------------
 // From the plan (create_state) and at BeginCustomScan (expressions).
-FormState* create_form_state(List* priv);
-void begin_form_state(SimJoinState* st, CustomScan* cscan);
+FormState* create_form_state(const JoinPlanInfo& plan);
+void begin_form_state(SimJoinState* st);
 // A scan's eps and factors; false when nothing can match (one of them NULL). Sets st->eps and
 // st->all_wild (eps NaN, ST_DWithin's eps < 0, a factor the inverse cannot take).
 bool evaluate_scan_eps(SimJoinState* st);

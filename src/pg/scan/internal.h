@@ -214,11 +214,9 @@ bool ordered_output_fits(double candidates);
 // are useful above, priced with the engine's run and the grouping before the first row.
 void add_ordered_paths(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
                        JoinType jointype, const CustomPath* unordered, double candidates);
-// The plan's path: grouped by outer row (custom_private's element PATH_ORDERED, where present:
-// its OutputMode).
-constexpr int PATH_ORDERED = 6;
-// PATH_ORDERED and PRIV_OUTPUT_ORDERED: the output in the outer input's order, every pair of an
-// outer row in turn (GROUPED) or only its nearest engine pair (NEAREST: custom_scan_nearest*.cpp).
+// The output of a path and its plan (JoinPathInfo / JoinPlanInfo::output_mode): in no order, or
+// in the outer input's order, every pair of an outer row in turn (GROUPED) or only its nearest
+// engine pair (NEAREST: pg/scan/nearest_path.cpp, pg/scan/nearest.cpp).
 enum OutputMode { OUTPUT_UNORDERED = 0, OUTPUT_GROUPED = 1, OUTPUT_NEAREST = 2 };
 
 // ---- the nearest row per outer row under DISTINCT ON (pg/scan/nearest_path.cpp) ----------
@@ -240,49 +238,6 @@ Plan* plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path
 extern CustomScanMethods scan_methods;
 void init_exec_methods();
 
-// Positions of the values in custom_private (a list of Integer nodes).
-enum PrivateIndex {
-  PRIV_KIND = 0,
-  PRIV_METRIC,
-  PRIV_COSINE,
-  PRIV_DWITHIN,
-  PRIV_FLOAT32,
-  PRIV_OUTER_COLUMNS,
-  PRIV_DISTANCE_QUAL,  // position of the distance clause in the qual; -1: check every clause;
-                       // -2 - position: a certain bound decides part of the engine's pairs
-  PRIV_STRICT,         // the distance clause is dist < eps
-  PRIV_SAME_SCAN,      // both children scan the same rows (same_scan in pg/scan/join_path.cpp)
-  PRIV_INNER_REREADABLE,  // the inner child returns the same rows when read again
-  PRIV_BOX_COUNT,      // cube box clauses decided natively
-  PRIV_RADIUS_SIDE,    // -1: eps is one value per scan; 0 / 1: the outer / inner row's radius
-  PRIV_SCALE_COUNT,    // monotone operations on the distance (pg/scan/match.h: Match::scale)
-  PRIV_KEY_ORDER,      // a self-join's key order clause (pg/scan/match.h: KeyOrder)
-  PRIV_JOIN_TYPE,      // JOIN_INNER, JOIN_LEFT (the outer rows kept), JOIN_SEMI or JOIN_ANTI
-  PRIV_OUTPUT_ORDERED,  // OutputMode: grouped by outer row in the outer input's order
-  PRIV_PARALLEL_OK,     // the planner allows parallel workers (glob->parallelModeOK)
-  // The rows named in errors (pg/scan/errors.cpp), per side: the table a scan child reads
-  // (InvalidOid: another plan), the unique column naming its rows and its position in the
-  // child's tuple (0 and -1: none).
-  PRIV_OUTER_TABLE,
-  PRIV_OUTER_ID_ATTNO,
-  PRIV_OUTER_ID_POSITION,
-  PRIV_INNER_TABLE,
-  PRIV_INNER_ID_ATTNO,
-  PRIV_INNER_ID_POSITION,
-  PRIV_COUNT  // then per box clause: position in the qual, and 0 if the outer key is enlarged
-              // (1: the inner key); then per operation on the distance its ScaleOp
-};
-// Positions in custom_exprs (EXPR_QUAL: the list of the join's clauses, which decide the pairs;
-// EXPR_OTHER_QUAL: those of an outer or anti-join pushed down from WHERE, which filter its rows);
-// then per box clause its r and n (EXPR_BOX_FIRST + 2k, + 2k + 1), then per operation on the
-// distance its factor.
-enum ExprIndex {
-  EXPR_OUTER_KEY = 0,
-  EXPR_INNER_KEY,
-  EXPR_EPS,
-  EXPR_QUAL,
-  EXPR_OTHER_QUAL,
-  EXPR_BOX_FIRST
-};
+// The path's and the plan's private data: pg/scan/plan_info.h.
 
 }  // namespace simjoin::pg::cs

@@ -16,7 +16,7 @@
 
 #include "pg/pg_guard.h"
 #include "pg/scan/aggregate/aggregate.h"
-#include "pg/scan/match.h"
+#include "pg/scan/plan_info.h"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -116,130 +116,157 @@ bool find_distance_clause(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* ou
   return false;
 }
 
-void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
-                              RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra) {
-  Path* outer_path = outerrel->cheapest_total_path;
-  Path* inner_path = innerrel->cheapest_total_path;
-  if (!outer_path || !inner_path) return;
-
-  Match match;
-  RestrictInfo* distance_rinfo;
-  if (!find_distance_clause(root, joinrel, outerrel, innerrel, jointype, extra, &match,
-                            &distance_rinfo))
-    return;
-  const char* unusable = nullptr;
+// Why the join cannot take its distance clause where its inputs or the query forbid it, or nullptr.
+const char* unusable_reason(PlannerInfo* root, RelOptInfo* joinrel, JoinType jointype,
+                            Path* outer_path, Path* inner_path) {
   if (PATH_REQ_OUTER(outer_path) || PATH_REQ_OUTER(inner_path))
-    unusable = "an input is parameterized by another relation";
-  else if (!bms_is_empty(joinrel->lateral_relids))
-    unusable = "the join reads a LATERAL reference";
-  else if (jointype != JOIN_INNER &&
-           (root->parse->commandType != CMD_SELECT || root->rowMarks != NIL))
+    return "an input is parameterized by another relation";
+  if (!bms_is_empty(joinrel->lateral_relids)) return "the join reads a LATERAL reference";
+  if (jointype != JOIN_INNER && (root->parse->commandType != CMD_SELECT || root->rowMarks != NIL))
     // EvalPlanQual rechecks a pushed-down join as an inner join (recheck_scan_tuple).
-    unusable = "an outer, semi- or anti-join in a query that updates or locks rows";
-  if (unusable) {
-    elog(DEBUG1, "simjoin: join of %s with %s: the distance clause not taken: %s",
-         relation_names(root, outerrel->relids), relation_names(root, innerrel->relids),
-         unusable);
-    return;
-  }
+    return "an outer, semi- or anti-join in a query that updates or locks rows";
+  return nullptr;
+}
 
-  // Pairs within the bound: the clause's selectivity set before the join search
-  // (pg/scan/estimate.cpp: sampled, or a default) where it joins two base relations; else a
-  // selective join is assumed (similarity joins usually are), capped by PostgreSQL's estimate.
+// The pairs the path's cost rests on.
+struct PairCounts {
+  double pairs;            // within the bound
+  double checked;          // that the operator checks (more where PostGIS keys have an extent)
+  double extent_fraction;  // of both sides' sampled rows with a PostGIS key with an extent
+  double extent_pairs;     // the pairs of such rows (wild in an exact plan)
+};
+
+// Pairs within the bound: the clause's selectivity set before the join search
+// (pg/scan/estimate.cpp: sampled, or a default) where it joins two base relations; else a
+// selective join is assumed (similarity joins usually are), capped by PostgreSQL's estimate.
+// PostGIS keys with an extent: the operator checks more pairs than match (their centres within
+// the bound plus both sides' largest radius).
+PairCounts count_pairs(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                       RelOptInfo* innerrel, const Match& match, RestrictInfo* distance_rinfo) {
+  const Path* outer_path = outerrel->cheapest_total_path;
+  const Path* inner_path = innerrel->cheapest_total_path;
+  PairCounts counts;
   const double selectivity = sized_clause_selectivity(root, distance_rinfo);
-  const double pairs =
-      selectivity >= 0 ? selectivity * outerrel->rows * innerrel->rows
-                       : Min(joinrel->rows, default_pairs(outer_path->rows, inner_path->rows));
-
-  // A self-join's key order clause (a.k < b.k on a unique column).
-  KeyOrder key_order = KEY_ORDER_NONE;
-  ListCell* lc;
-  foreach (lc, jointype == JOIN_INNER ? extra->restrictlist : NIL) {
-    key_order = match_key_order(root, lfirst_node(RestrictInfo, lc), outerrel, innerrel);
-    if (key_order != KEY_ORDER_NONE) break;
-  }
-
-  // cube's box clauses on the same keys (implied by the distance for r >= eps): decided natively
-  // where the cube distance is exact (and left out of the row estimate: pg/scan/estimate.cpp).
-  // The engine decides the clause itself only where it compares the distance with one eps.
-  // PostGIS keys with an extent: the operator checks more pairs than match (their centres within
-  // the bound plus both sides' largest radius); an exact plan leaves them wild (each paired with
-  // every row of the other side), taken where that is fewer checks than one per candidate.
-  const double extent_fraction =
+  counts.pairs = selectivity >= 0
+                     ? selectivity * outerrel->rows * innerrel->rows
+                     : Min(joinrel->rows, default_pairs(outer_path->rows, inner_path->rows));
+  counts.extent_fraction =
       sampled_extent_fraction(root, outerrel, match.outer_key, match.form) +
       sampled_extent_fraction(root, innerrel, match.inner_key, match.form);
-  const double extent_pairs = extent_fraction * outer_path->rows * inner_path->rows;
-  const double checked =
-      Max(pairs, extent_fraction > 0 ? sampled_clause_candidates(root, distance_rinfo) : 0.0);
-  const bool exact = engine_is_exact(match.form) && match.scale == NIL &&
-                     match.radius_side < 0 && extent_pairs <= Max(checked, 0.0);
-  List* boxes = NIL;
+  counts.extent_pairs = counts.extent_fraction * outer_path->rows * inner_path->rows;
+  counts.checked = Max(counts.pairs, counts.extent_fraction > 0
+                                         ? sampled_clause_candidates(root, distance_rinfo)
+                                         : 0.0);
+  return counts;
+}
+
+// What the path does (JoinPathInfo). The engine decides the clause itself only where it compares
+// the distance with one eps; an exact plan leaves PostGIS keys with an extent wild (each paired
+// with every row of the other side), taken where that is fewer checks than one per candidate.
+// cube's box clauses on the same keys (implied by the distance for r >= eps): decided natively
+// where the cube distance is exact (and left out of the row estimate: pg/scan/estimate.cpp).
+JoinPathInfo describe_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                           RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra,
+                           const Match& match, const PairCounts& counts) {
+  JoinPathInfo info;
+  info.restrictlist = extra->restrictlist;
+  info.match = match;
+  info.exact = engine_is_exact(match.form) && match.scale == NIL && match.radius_side < 0 &&
+               counts.extent_pairs <= Max(counts.checked, 0.0);
+  info.jointype = jointype;
+  info.output_mode = OUTPUT_UNORDERED;
+  info.n_boxes = 0;
+  info.boxes = static_cast<BoxClause*>(palloc0(sizeof(BoxClause) *
+                                               Max(list_length(extra->restrictlist), 1)));
+  // A self-join's key order clause (a.k < b.k on a unique column).
+  info.key_order = KEY_ORDER_NONE;
+  ListCell* lc;
+  foreach (lc, jointype == JOIN_INNER ? extra->restrictlist : NIL) {
+    info.key_order = match_key_order(root, lfirst_node(RestrictInfo, lc), outerrel, innerrel);
+    if (info.key_order != KEY_ORDER_NONE) break;
+  }
   foreach (lc, extra->restrictlist) {
     RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
-    if (rinfo->clause == match.clause) continue;
     BoxClause box;
-    if (match.form.kind == KEY_CUBE && !rinfo->pseudoconstant &&
-        is_join_clause(rinfo, joinrel, jointype) && match_box_clause(rinfo->clause, match, &box)) {
-      if (exact)
-        boxes = lappend(boxes, list_make4(box.clause, makeInteger(box.enlarged_side), box.r,
-                                          box.n));
-    }
+    if (rinfo->clause != match.clause && match.form.kind == KEY_CUBE && !rinfo->pseudoconstant &&
+        is_join_clause(rinfo, joinrel, jointype) && match_box_clause(rinfo->clause, match, &box) &&
+        info.exact)
+      info.boxes[info.n_boxes++] = box;
   }
-  // The path's rows: the join relation's, which PostgreSQL computed with that selectivity.
-  const double path_rows = joinrel->rows;
+  return info;
+}
 
-  // Each candidate pair is checked with the join's clauses; where the engine is exact (simjoin's
-  // own distances) its pairs are the result of the distance clause and only the others remain.
+// The path's costs, and the engine's candidate pairs.
+struct PathCost {
+  Cost startup;
+  Cost total;
+  double candidates;
+};
+
+// Each candidate pair is checked with the join's clauses; where the engine is exact (simjoin's
+// own distances) its pairs are the result of the distance clause and only the others remain.
+// Where a certain bound decides the engine's pairs within it, the operator checks only the share
+// beyond it (certain_recheck_share).
+QualCost checked_clauses_cost(PlannerInfo* root, const JoinPathInfo& info) {
+  const Match& match = info.match;
   QualCost qual_cost;
-  cost_qual_eval(&qual_cost, extra->restrictlist, root);
-  // Where a certain bound decides the engine's pairs within it, the operator checks only the
-  // share beyond it (certain_recheck_share).
-  const bool certain = !exact && has_certain_bound(match.form.kind, match.clause, match.scale,
-                                                   match.radius_side);
-  if (certain) {
-    QualCost distance_cost;
-    cost_qual_eval_node(&distance_cost, reinterpret_cast<Node*>(match.clause), root);
+  cost_qual_eval(&qual_cost, info.restrictlist, root);
+  QualCost distance_cost;
+  cost_qual_eval_node(&distance_cost, reinterpret_cast<Node*>(match.clause), root);
+  if (!info.exact && has_certain_bound(match.form.kind, match.clause, match.scale,
+                                       match.radius_side))
     qual_cost.per_tuple = Max(qual_cost.per_tuple - (1 - certain_recheck_share(match.form)) *
                                                         distance_cost.per_tuple,
                               0.0);
-  }
-  if (exact) {
-    QualCost native_cost;
-    cost_qual_eval_node(&native_cost, reinterpret_cast<Node*>(match.clause), root);
-    qual_cost.per_tuple = Max(qual_cost.per_tuple - native_cost.per_tuple, 0.0);
-    foreach (lc, boxes) {
-      cost_qual_eval_node(&native_cost, static_cast<Node*>(linitial(lfirst_node(List, lc))), root);
+  if (info.exact) {
+    qual_cost.per_tuple = Max(qual_cost.per_tuple - distance_cost.per_tuple, 0.0);
+    for (int k = 0; k < info.n_boxes; ++k) {
+      QualCost native_cost;
+      cost_qual_eval_node(&native_cost, reinterpret_cast<Node*>(info.boxes[k].clause), root);
       qual_cost.per_tuple = Max(qual_cost.per_tuple - native_cost.per_tuple, 0.0);
     }
   }
-  const double candidates = exact ? pairs + 1 : checked * 1.2 + 1;
-  // Keys with an extent: a box distance on each of the engine's candidates leaves the clauses
-  // the pairs whose boxes are within the bound, the sampled `pairs` (pg/scan/sample.cpp).
-  // A semi- or anti-join stops at an outer row's first match: one check per outer row with a
-  // match, plus the share of the other survivors (the same 0.2 margin). A computed key stored as
-  // a column (key_stored_as_column) is still priced in each check: PostGIS's per-call costs are
-  // far above the per-row work of reading every row of both sides (measured: 300 buffered
-  // centres x 200k indexed points, 0.2 s against 0.06-0.13 s for the index nested loop, which
-  // pricing the key once per row would have chosen).
+  return qual_cost;
+}
+
+// Keys with an extent: a box distance on each of the engine's candidates leaves the clauses
+// the pairs whose boxes are within the bound, the sampled `pairs` (pg/scan/sample.cpp).
+// A semi- or anti-join stops at an outer row's first match: one check per outer row with a
+// match, plus the share of the other survivors (the same 0.2 margin). A computed key stored as
+// a column (key_stored_as_column) is still priced in each check: PostGIS's per-call costs are
+// far above the per-row work of reading every row of both sides (measured: 300 buffered
+// centres x 200k indexed points, 0.2 s against 0.06-0.13 s for the index nested loop, which
+// pricing the key once per row would have chosen).
+PathCost cost_path(PlannerInfo* root, RelOptInfo* joinrel, const Path* outer_path,
+                   const Path* inner_path, const JoinPathInfo& info, const PairCounts& counts) {
+  const bool exact = info.exact;
+  const JoinType jointype = info.jointype;
+  const double pairs = counts.pairs;
+  const QualCost qual_cost = checked_clauses_cost(root, info);
+  const double candidates = exact ? pairs + 1 : counts.checked * 1.2 + 1;
   double rechecked = exact ? candidates : Min(candidates, pairs * 1.2 + 1);
   if (!exact && (jointype == JOIN_SEMI || jointype == JOIN_ANTI)) {
     const double matched_outer =
         jointype == JOIN_SEMI ? joinrel->rows : Max(outer_path->rows - joinrel->rows, 0.0);
     rechecked = Min(rechecked, matched_outer + pairs * 0.2 + 1);
   }
-  const double box_check = extent_fraction > 0 && !exact ? cpu_operator_cost : 0;
+  const double box_check = counts.extent_fraction > 0 && !exact ? cpu_operator_cost : 0;
   const double rows_o = outer_path->rows, rows_i = inner_path->rows;
   const double per_row = cpu_tuple_cost + row_cost_setting;
-
-  Cost startup = inner_path->total_cost + outer_path->startup_cost + startup_cost_setting +
-                 rows_i * per_row + qual_cost.startup;
-  Cost run = (outer_path->total_cost - outer_path->startup_cost) +
-             rows_o * per_row +
+  const Cost startup = inner_path->total_cost + outer_path->startup_cost + startup_cost_setting +
+                       rows_i * per_row + qual_cost.startup;
+  Cost run = (outer_path->total_cost - outer_path->startup_cost) + rows_o * per_row +
              candidates * (pair_cost_setting + box_check) + rechecked * qual_cost.per_tuple +
              pairs * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
   if (jointype == JOIN_LEFT || jointype == JOIN_ANTI)  // the outer rows without a match
     run += rows_o * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
+  return PathCost{startup, startup + run, candidates};
+}
 
+// The unordered path; its rows: the join relation's, which PostgreSQL computed with the
+// clause's selectivity.
+CustomPath* make_path(RelOptInfo* joinrel, Path* outer_path, Path* inner_path,
+                      const JoinPathInfo& info, const PathCost& cost) {
   CustomPath* cpath = makeNode(CustomPath);
   cpath->path.pathtype = T_CustomScan;
   cpath->path.parent = joinrel;
@@ -248,33 +275,46 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   cpath->path.parallel_aware = false;
   cpath->path.parallel_safe = false;
   cpath->path.parallel_workers = 0;
-  cpath->path.rows = path_rows;
-  cpath->path.startup_cost = startup;
-  cpath->path.total_cost = startup + run;
+  cpath->path.rows = joinrel->rows;
+  cpath->path.startup_cost = cost.startup;
+  cpath->path.total_cost = cost.total;
   cpath->path.pathkeys = NIL;
   cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
   cpath->custom_paths = list_make2(outer_path, inner_path);
-  List* form = list_make5(makeInteger(match.form.kind),
-                          makeInteger(static_cast<int>(match.form.metric)),
-                          makeInteger(match.form.cosine), makeInteger(match.form.dwithin),
-                          makeInteger(match.form.float32));
-  cpath->custom_private =
-      list_make5(extra->restrictlist, list_make3(match.outer_key, match.inner_key, match.eps),
-                 form, list_make3(match.clause, makeInteger(exact), makeInteger(match.strict)),
-                 boxes);
-  cpath->custom_private = lappend(
-      cpath->custom_private,
-      list_make4(makeInteger(match.radius_side), match.scale, makeInteger(key_order),
-                 makeInteger(jointype)));
+  cpath->custom_private = form_path_private(info);
   cpath->methods = &path_methods;
+  return cpath;
+}
+
+void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                              RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra) {
+  Path* outer_path = outerrel->cheapest_total_path;
+  Path* inner_path = innerrel->cheapest_total_path;
+  if (!outer_path || !inner_path) return;
+  Match match;
+  RestrictInfo* distance_rinfo;
+  if (!find_distance_clause(root, joinrel, outerrel, innerrel, jointype, extra, &match,
+                            &distance_rinfo))
+    return;
+  if (const char* unusable = unusable_reason(root, joinrel, jointype, outer_path, inner_path)) {
+    elog(DEBUG1, "simjoin: join of %s with %s: the distance clause not taken: %s",
+         relation_names(root, outerrel->relids), relation_names(root, innerrel->relids),
+         unusable);
+    return;
+  }
+  const PairCounts counts = count_pairs(root, joinrel, outerrel, innerrel, match, distance_rinfo);
+  const JoinPathInfo info =
+      describe_path(root, joinrel, outerrel, innerrel, jointype, extra, match, counts);
+  const PathCost cost = cost_path(root, joinrel, outer_path, inner_path, info, counts);
+  CustomPath* cpath = make_path(joinrel, outer_path, inner_path, info, cost);
   // For the aggregates computed in the engine (before add_path, which may free cpath).
   note_similarity_join(root, joinrel, cpath);
   // The same join grouped by outer row on each outer input path with useful pathkeys (before
   // add_path, which may free cpath).
-  if (ordered_output_fits(candidates))
-    add_ordered_paths(root, joinrel, outerrel, jointype, cpath, candidates);
-  remember_join_path(root, joinrel, outerrel, innerrel, jointype, extra, cpath, match, exact,
-                     candidates);
+  if (ordered_output_fits(cost.candidates))
+    add_ordered_paths(root, joinrel, outerrel, jointype, cpath, cost.candidates);
+  remember_join_path(root, joinrel, outerrel, innerrel, jointype, extra, cpath, match, info.exact,
+                     cost.candidates);
   add_path(joinrel, &cpath->path);
 }
 

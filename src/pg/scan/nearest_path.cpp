@@ -38,7 +38,7 @@
 //   its outer rows. Pairs with rows the engine cannot represent (wild rows) are all handed out,
 //   checked with the clause by the operator, and take part in that sort.
 #include "pg/pg_guard.h"
-#include "pg/scan/match.h"
+#include "pg/scan/plan_info.h"
 
 extern "C" {
 #include "catalog/pg_type_d.h"
@@ -157,8 +157,8 @@ void add_nearest_path(PlannerInfo* root, RememberedJoin* join, RelOptInfo* input
   const double rows_o = outer->rows, rows_i = inner->rows;
   const double candidates = join->candidates;
   // The outer rows with a match (a LEFT join: every outer row).
-  const int jointype = intVal(lfourth(static_cast<List*>(list_nth(unordered->custom_private, 5))));
-  const double matched = jointype == JOIN_LEFT
+  JoinPathInfo info = deform_path_private(unordered);
+  const double matched = info.jointype == JOIN_LEFT
                              ? rows_o
                              : rows_o * (1 - std::exp(-candidates / Max(rows_o, 1.0)));
   const Cost per_row = cpu_tuple_cost + row_cost_setting;
@@ -174,8 +174,8 @@ void add_nearest_path(PlannerInfo* root, RememberedJoin* join, RelOptInfo* input
                           path->path.rows * (cpu_tuple_cost + target->cost.per_tuple);
   path->path.pathkeys = list_truncate(list_copy(needed), n_distinct);
   path->custom_paths = list_make2(outer, inner);
-  path->custom_private =
-      lappend(list_copy(unordered->custom_private), makeInteger(OUTPUT_NEAREST));
+  info.output_mode = OUTPUT_NEAREST;
+  path->custom_private = form_path_private(info);
 
   // ORDER BY within the rows of one key, then the first of each key.
   Path* sorted = reinterpret_cast<Path*>(
@@ -223,8 +223,7 @@ void remember_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* oute
       (jointype != JOIN_INNER && jointype != JOIN_LEFT) ||
       !bms_equal(joinrel->relids, root->all_baserels) || !exact || match.scale != NIL ||
       match.radius_side >= 0 || match.form.dwithin ||
-      list_length(extra->restrictlist) != 1 + list_length(static_cast<List*>(
-                                                   list_nth(path->custom_private, 4))) ||
+      list_length(extra->restrictlist) != 1 + deform_path_private(path).n_boxes ||
       !IsA(match.clause, OpExpr))
     return;
   // The distance: the comparison's argument that is not the bound.

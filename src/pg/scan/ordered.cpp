@@ -17,6 +17,7 @@
 // low, a generic plan's eps), the pairs go to a tuplesort of 8-byte keys (outer row, inner point)
 // bounded by hash_mem, which spills to disk, and each row's pairs are read back from it in turn.
 #include "pg/scan/form_state.h"
+#include "pg/scan/plan_info.h"
 #include "pg/scan/state.h"
 
 #include "engine/join/pair_grouping.h"
@@ -105,8 +106,9 @@ void add_ordered_paths(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outer
                             outer->total_cost + grouping;
     path->path.pathkeys = pathkeys;
     path->custom_paths = list_make2(outer, lsecond(unordered->custom_paths));
-    path->custom_private =
-        lappend(list_copy(unordered->custom_private), makeInteger(OUTPUT_GROUPED));
+    JoinPathInfo info = deform_path_private(unordered);
+    info.output_mode = OUTPUT_GROUPED;
+    path->custom_private = form_path_private(info);
     add_path(joinrel, &path->path);
   }
 }

@@ -1,10 +1,10 @@
 // The SimilarityJoin custom scan's plan (plan_custom_path): the CustomScan made from a chosen
-// CustomPath (pg/scan/join_path.cpp): the join's clauses in cost order (EXPR_QUAL) with the position
-// of the distance clause and of cube's box clauses decided natively, the keys, eps and factors
-// (custom_exprs), the scan tuple (both children's columns), and what the executor may assume
-// of the children (custom_private: PrivateIndex).
+// CustomPath (pg/scan/join_path.cpp): the join's clauses in cost order with the position of the
+// distance clause and of cube's box clauses decided natively, the keys, eps and factors, the
+// scan tuple (both children's columns), and what the executor may assume of the children
+// (JoinPlanInfo, pg/scan/plan_info.h).
 #include "pg/pg_guard.h"
-#include "pg/scan/match.h"
+#include "pg/scan/plan_info.h"
 
 extern "C" {
 #include "nodes/extensible.h"
@@ -17,6 +17,7 @@ extern "C" {
 #include "rewrite/rewriteManip.h"
 }
 
+#include <initializer_list>
 #include <utility>
 
 namespace simjoin::pg::cs {
@@ -77,12 +78,11 @@ List* clauses_by_cost(PlannerInfo* root, List* clauses) {
   return sorted;
 }
 
-// The rows of a child named in errors (PRIV_OUTER_TABLE ...): the table a scan of a table
+// The rows of a child named in errors (JoinPlanInfo::rows): the table a scan of a table
 // reads, and a column of a unique, immediate, non-partial single-column index that the child
 // returns, with its position in the child's tuple.
-List* row_id_private(PlannerInfo* root, Plan* plan) {
-  Oid table = InvalidOid;
-  int attno = 0, position = -1;
+RowIdentity row_identity(PlannerInfo* root, Plan* plan) {
+  RowIdentity rows{InvalidOid, 0, -1};
   switch (nodeTag(plan)) {
     case T_SeqScan:
     case T_SampleScan:
@@ -94,7 +94,7 @@ List* row_id_private(PlannerInfo* root, Plan* plan) {
       const Index scanrelid = reinterpret_cast<Scan*>(plan)->scanrelid;
       RangeTblEntry* rte = planner_rt_fetch(scanrelid, root);
       if (rte->rtekind != RTE_RELATION) break;
-      table = rte->relid;
+      rows.table = rte->relid;
       RelOptInfo* rel = root->simple_rel_array[scanrelid];
       ListCell* ic;
       foreach (ic, rel ? rel->indexlist : NIL) {
@@ -108,147 +108,137 @@ List* row_id_private(PlannerInfo* root, Plan* plan) {
           const Var* var = reinterpret_cast<const Var*>(tle->expr);
           if (IsA(var, Var) && var->varno == static_cast<int>(scanrelid) &&
               var->varattno == index->indexkeys[0] && var->varlevelsup == 0) {
-            attno = var->varattno;
-            position = tle->resno - 1;
+            rows.id_attno = var->varattno;
+            rows.id_position = tle->resno - 1;
             break;
           }
         }
-        if (position >= 0) break;
+        if (rows.id_position >= 0) break;
       }
       break;
     }
     default:
       break;
   }
-  return list_make3(makeInteger(static_cast<int>(table)), makeInteger(attno),
-                    makeInteger(position));
+  return rows;
 }
 
-Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* custom_plans) {
-  List* restrictlist = static_cast<List*>(linitial(best_path->custom_private));
-  List* exprs = static_cast<List*>(lsecond(best_path->custom_private));
-  List* form = static_cast<List*>(lthird(best_path->custom_private));
-  List* distance = static_cast<List*>(lfourth(best_path->custom_private));
-  Expr* distance_clause = static_cast<Expr*>(linitial(distance));
-  const bool exact = intVal(lsecond(distance)) != 0;
-  const bool strict = intVal(lthird(distance)) != 0;
-  List* boxes = static_cast<List*>(list_nth(best_path->custom_private, 4));
-  List* forms = static_cast<List*>(list_nth(best_path->custom_private, 5));
-  const int radius_side = intVal(linitial(forms));
-  List* scale = static_cast<List*>(lsecond(forms));
-  const JoinType jointype = static_cast<JoinType>(intVal(lfourth(forms)));
-  const bool ordered = list_length(best_path->custom_private) > PATH_ORDERED;
-  const int output_mode =
-      ordered ? intVal(list_nth(best_path->custom_private, PATH_ORDERED)) : OUTPUT_UNORDERED;
-  Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
-  Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
-  // A computed key rechecked on every candidate: a column of its side's rows, computed once.
-  const KeyKind kind = static_cast<KeyKind>(intVal(linitial(form)));
-  if (key_stored_as_column(static_cast<Expr*>(linitial(exprs)), kind, exact))
-    outer_plan = with_key_column(root, outer_plan, static_cast<Expr*>(linitial(exprs)));
-  if (key_stored_as_column(static_cast<Expr*>(lsecond(exprs)), kind, exact))
-    inner_plan = with_key_column(root, inner_plan, static_cast<Expr*>(lsecond(exprs)));
-  custom_plans = list_make2(outer_plan, inner_plan);
+// The scan tuple: the outer child's columns followed by the inner child's.
+List* scan_tlist_of(Plan* outer_plan, Plan* inner_plan) {
+  List* scan_tlist = NIL;
+  AttrNumber resno = 1;
+  for (Plan* child : {outer_plan, inner_plan}) {
+    ListCell* lc;
+    foreach (lc, child->targetlist) {
+      TargetEntry* tle = lfirst_node(TargetEntry, lc);
+      scan_tlist = lappend(scan_tlist, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(tle->expr)),
+                                                       resno++, nullptr, false));
+    }
+  }
+  return scan_tlist;
+}
 
-  CustomScan* cscan = makeNode(CustomScan);
-  cscan->scan.plan.targetlist = tlist;
-  // The join's clauses (EXPR_QUAL), in cost order: the executor checks all of them on each
-  // candidate pair, except, where the engine is exact, the distance clause on the engine's own
-  // pairs (PRIV_DISTANCE_QUAL: its position in the qual, which setrefs keeps). An outer or
-  // anti-join's clauses pushed down from WHERE filter its rows instead (EXPR_OTHER_QUAL).
+// The plan's clauses, boxes and distance clause position (JoinPlanInfo): the join's clauses
+// (quals), in cost order: the executor checks all of them on each candidate pair, except, where
+// the engine is exact, the distance clause on the engine's own pairs (distance_qual: its position
+// in the qual, which setrefs keeps). An outer or anti-join's clauses pushed down from WHERE
+// filter its rows instead (other_quals).
+void plan_clauses(PlannerInfo* root, const CustomPath* best_path, const JoinPathInfo& path,
+                  JoinPlanInfo* plan) {
   List* join_clauses = NIL;
   List* other_clauses = NIL;
   ListCell* lc;
-  foreach (lc, restrictlist) {
+  foreach (lc, path.restrictlist) {
     RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
-    const bool pushed_down =
-        IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, best_path->path.parent->relids);
+    const bool pushed_down = IS_OUTER_JOIN(path.jointype) &&
+                             RINFO_IS_PUSHED_DOWN(rinfo, best_path->path.parent->relids);
     if (pushed_down)
       other_clauses = lappend(other_clauses, rinfo->clause);
     else
       join_clauses = lappend(join_clauses, rinfo->clause);
   }
-  List* quals = clauses_by_cost(root, join_clauses);
+  plan->quals = clauses_by_cost(root, join_clauses);
+  plan->other_quals = clauses_by_cost(root, other_clauses);
   auto qual_position = [&](Expr* clause) {  // -1: not in the qual
     int position = 0;
-    foreach (lc, quals) {
+    foreach (lc, plan->quals) {
       if (lfirst(lc) == clause) return position;
       ++position;
     }
     return -1;
   };
-  // PRIV_DISTANCE_QUAL: the position where the engine is exact; -2 - position where a certain
+  // distance_qual: the position where the engine is exact; -2 - position where a certain
   // bound decides part of the engine's pairs (FormState::certain_position); else -1.
-  const bool certain = !exact && has_certain_bound(intVal(linitial(form)), distance_clause,
-                                                   scale, radius_side);
-  const int distance_index = exact     ? qual_position(distance_clause)
-                             : certain ? -2 - qual_position(distance_clause)
-                                       : -1;
-  // In custom_exprs rather than the plan's qual: the executor checks them itself, and EXPLAIN
-  // shows them with each column's side (explain_scan), as PostgreSQL shows a join's clauses.
-  cscan->scan.plan.qual = NIL;
-  cscan->scan.scanrelid = 0;
-  cscan->flags = best_path->flags;
-  cscan->custom_plans = custom_plans;
-  cscan->custom_exprs = lappend(static_cast<List*>(copyObjectImpl(exprs)), quals);
-  cscan->custom_exprs = lappend(cscan->custom_exprs, clauses_by_cost(root, other_clauses));
-  // The box clauses decided natively: their positions in the qual, sides, and r and n.
-  List* box_private = NIL;
-  foreach (lc, boxes) {
-    List* box = lfirst_node(List, lc);
-    const int position = qual_position(static_cast<Expr*>(linitial(box)));
-    if (position < 0) continue;
-    box_private = lappend(box_private, makeInteger(position));
-    box_private = lappend(box_private, makeInteger(intVal(lsecond(box))));
-    cscan->custom_exprs = lappend(cscan->custom_exprs, copyObjectImpl(lthird(box)));
-    cscan->custom_exprs = lappend(cscan->custom_exprs, copyObjectImpl(lfourth(box)));
+  const Match& m = path.match;
+  const bool certain =
+      !path.exact && has_certain_bound(m.form.kind, m.clause, m.scale, m.radius_side);
+  plan->distance_qual = path.exact ? qual_position(m.clause)
+                        : certain  ? -2 - qual_position(m.clause)
+                                   : -1;
+  // The box clauses decided natively: those in the qual.
+  plan->boxes = static_cast<PlanBox*>(palloc0(sizeof(PlanBox) * Max(path.n_boxes, 1)));
+  plan->n_boxes = 0;
+  for (int k = 0; k < path.n_boxes; ++k) {
+    const BoxClause& box = path.boxes[k];
+    const int position = qual_position(box.clause);
+    if (position >= 0) plan->boxes[plan->n_boxes++] = PlanBox{position, box.enlarged_side, box.r, box.n};
   }
+}
 
-  // The scan tuple is the outer child's columns followed by the inner child's.
-  List* scan_tlist = NIL;
-  AttrNumber resno = 1;
-  foreach (lc, outer_plan->targetlist) {
-    TargetEntry* tle = lfirst_node(TargetEntry, lc);
-    scan_tlist = lappend(scan_tlist, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(tle->expr)),
-                                                     resno++, nullptr, false));
-  }
-  const int outer_columns = resno - 1;
-  foreach (lc, inner_plan->targetlist) {
-    TargetEntry* tle = lfirst_node(TargetEntry, lc);
-    scan_tlist = lappend(scan_tlist, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(tle->expr)),
-                                                     resno++, nullptr, false));
-  }
-  cscan->custom_scan_tlist = scan_tlist;
+Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* custom_plans) {
+  const JoinPathInfo path = deform_path_private(best_path);
+  const Match& m = path.match;
+  Plan* outer_plan = static_cast<Plan*>(linitial(custom_plans));
+  Plan* inner_plan = static_cast<Plan*>(lsecond(custom_plans));
+  // A computed key rechecked on every candidate: a column of its side's rows, computed once.
+  if (key_stored_as_column(m.outer_key, m.form.kind, path.exact))
+    outer_plan = with_key_column(root, outer_plan, m.outer_key);
+  if (key_stored_as_column(m.inner_key, m.form.kind, path.exact))
+    inner_plan = with_key_column(root, inner_plan, m.inner_key);
+
+  JoinPlanInfo plan{};
+  plan.form = m.form;
+  plan.outer_key = m.outer_key;
+  plan.inner_key = m.inner_key;
+  plan.eps = m.eps;
+  plan.strict = m.strict;
+  plan.radius_side = m.radius_side;
+  plan.jointype = path.jointype;
+  plan.output_mode = path.output_mode;
+  plan_clauses(root, best_path, path, &plan);
+  plan.outer_columns = list_length(outer_plan->targetlist);
   // A per-row radius is read while its side is loaded, an outer or anti-join keeps the outer
   // rows without a key, an ordered join its own outer rows: the outer side cannot borrow the
   // inner's.
-  const bool shared = radius_side < 0 && jointype == JOIN_INNER && !ordered && same_scan(root, outer_plan, inner_plan,
-                                                  static_cast<Expr*>(linitial(exprs)),
-                                                  static_cast<Expr*>(lsecond(exprs)));
+  plan.same_scan = m.radius_side < 0 && path.jointype == JOIN_INNER &&
+                   path.output_mode == OUTPUT_UNORDERED &&
+                   same_scan(root, outer_plan, inner_plan, m.outer_key, m.inner_key);
   // The key order of a self-join applies where the outer side is the inner side's rows.
-  const int key_order = shared ? intVal(lthird(forms)) : KEY_ORDER_NONE;
-  List* priv = static_cast<List*>(copyObjectImpl(form));
-  priv = lappend(priv, makeInteger(outer_columns));
-  priv = lappend(priv, makeInteger(distance_index));
-  priv = lappend(priv, makeInteger(strict));
-  priv = lappend(priv, makeInteger(shared));
-  priv = lappend(priv, makeInteger(rereadable_scan(root, inner_plan)));
-  priv = lappend(priv, makeInteger(list_length(box_private) / 2));
-  priv = lappend(priv, makeInteger(radius_side));
-  priv = lappend(priv, makeInteger(list_length(scale)));
-  priv = lappend(priv, makeInteger(key_order));
-  priv = lappend(priv, makeInteger(jointype));
-  priv = lappend(priv, makeInteger(output_mode));
-  priv = lappend(priv, makeInteger(root->glob->parallelModeOK));
-  priv = list_concat(priv, row_id_private(root, outer_plan));
-  priv = list_concat(priv, row_id_private(root, inner_plan));
-  priv = list_concat(priv, box_private);
-  foreach (lc, scale) {
+  plan.key_order = plan.same_scan ? path.key_order : KEY_ORDER_NONE;
+  plan.inner_rereadable = rereadable_scan(root, inner_plan);
+  plan.parallel_ok = root->glob->parallelModeOK;
+  plan.rows[0] = row_identity(root, outer_plan);
+  plan.rows[1] = row_identity(root, inner_plan);
+  plan.n_scale = list_length(m.scale);
+  plan.scale = static_cast<PlanScaleStep*>(palloc0(sizeof(PlanScaleStep) * Max(plan.n_scale, 1)));
+  int k = 0;
+  ListCell* lc;
+  foreach (lc, m.scale) {
     List* step = lfirst_node(List, lc);
-    priv = lappend(priv, makeInteger(static_cast<int>(scale_step_op(step))));
-    cscan->custom_exprs = lappend(cscan->custom_exprs, copyObjectImpl(scale_step_factor(step)));
+    plan.scale[k++] = PlanScaleStep{scale_step_op(step), scale_step_factor(step)};
   }
-  cscan->custom_private = priv;
+
+  CustomScan* cscan = makeNode(CustomScan);
+  cscan->scan.plan.targetlist = tlist;
+  // The clauses are in custom_exprs rather than the plan's qual: the executor checks them
+  // itself, and EXPLAIN shows them with each column's side (explain_scan), as PostgreSQL shows a
+  // join's clauses.
+  cscan->scan.plan.qual = NIL;
+  cscan->scan.scanrelid = 0;
+  cscan->flags = best_path->flags;
+  cscan->custom_plans = list_make2(outer_plan, inner_plan);
+  cscan->custom_scan_tlist = scan_tlist_of(outer_plan, inner_plan);
+  form_plan_private(plan, cscan);
   cscan->methods = &scan_methods;
   return &cscan->scan.plan;
 }

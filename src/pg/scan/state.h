@@ -121,6 +121,7 @@ struct BoxCheck {
 struct SimJoinState {
   CustomScanState css;  // first: the executor sees a CustomScanState
 
+  const struct JoinPlanInfo* plan;  // the plan's private data (pg/scan/plan_info.h)
   FormInfo form;
   bool strict;          // the distance clause is dist < eps
   bool same_scan;       // both children return the same rows: the outer side copies the inner's
@@ -192,7 +193,7 @@ struct SimJoinState {
 
   // The forms beyond  dist(x, y) <= c  and the rows named in errors (pg/scan/form_state.h).
   struct FormState* form_state;
-  // The output grouped by outer row (PRIV_OUTPUT_ORDERED; pg/scan/ordered.cpp), or nullptr.
+  // The output grouped by outer row (JoinPlanInfo::output_mode; pg/scan/ordered.cpp), or nullptr.
   struct OrderedOutput* ordered_output;
   // The ordered output keeps only each outer point's nearest engine pair (OUTPUT_NEAREST).
   bool nearest;

@@ -22,24 +22,12 @@ extern "C" {
 
 namespace simjoin::pg::cs {
 
-// The aggregates the engine computes (custom_private's kinds, one per aggregate in the order of
-// custom_scan_tlist after the group key).
+// The aggregates the engine computes (AggregatePlanInfo::kinds, pg/scan/aggregate/plan_info.h:
+// one per aggregate in the order of custom_scan_tlist after the group key).
 enum EngineAggregate : int {
   AGG_COUNT = 0,         // count(*), count(<NOT NULL column>)
   AGG_MIN_DISTANCE = 1,  // min(<the join's distance>)
   AGG_MAX_DISTANCE = 2,  // max(<the join's distance>)
-};
-
-// Positions in the aggregate scan's custom_private (Integers); then one EngineAggregate each.
-enum AggregatePrivate : int {
-  AGGPRIV_GROUPED = 0,     // 1: GROUP BY a column of the outer side (custom_scan_tlist's first)
-  AGGPRIV_EQ_OPERATOR,     // the group key's equality operator
-  AGGPRIV_COLLATION,       // the group key's collation
-  AGGPRIV_DISTANCE_COLUMN, // the distance's position in the child's target list (-1: none)
-  AGGPRIV_KEY_UNIQUE,      // a unique index proves the group key unique (NULLs aside)
-  AGGPRIV_COUNTED_COLUMN,  // a left join's counted column in the child's target list (-1: none,
-                           // each child row counts 1)
-  AGGPRIV_COUNT
 };
 
 // The join hook's SimilarityJoin path of a join relation, remembered (a copy: add_path may free

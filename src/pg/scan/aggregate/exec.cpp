@@ -8,6 +8,7 @@
 // (projected to the key and the distance), are folded in. One row per group comes out (every
 // group has a partner: inner join), or the one count.
 #include "pg/scan/aggregate/aggregate.h"
+#include "pg/scan/aggregate/plan_info.h"
 
 #include "pg/dispatch/aggregate_runner.h"
 #include "pg/dispatch/engine_runner.h"
@@ -76,22 +77,19 @@ struct AggregateState {
   uint64 group_count;
 };
 
-int private_int(List* priv, int index) { return intVal(list_nth(priv, index)); }
-
 Node* create_state(CustomScan* cscan) {
   AggregateState* as = static_cast<AggregateState*>(palloc0(sizeof(AggregateState)));
   NodeSetTag(as, T_CustomScanState);
   as->css.methods = &aggregate_exec_methods;
-  List* priv = cscan->custom_private;
-  as->grouped = private_int(priv, AGGPRIV_GROUPED) != 0;
-  as->eq_operator = static_cast<Oid>(private_int(priv, AGGPRIV_EQ_OPERATOR));
-  as->collation = static_cast<Oid>(private_int(priv, AGGPRIV_COLLATION));
-  as->distance_column = private_int(priv, AGGPRIV_DISTANCE_COLUMN);
-  as->key_unique = private_int(priv, AGGPRIV_KEY_UNIQUE) != 0;
-  as->counted_column = private_int(priv, AGGPRIV_COUNTED_COLUMN);
-  as->n_aggs = list_length(priv) - AGGPRIV_COUNT;
-  as->kinds = static_cast<int*>(palloc(sizeof(int) * Max(as->n_aggs, 1)));
-  for (int k = 0; k < as->n_aggs; ++k) as->kinds[k] = private_int(priv, AGGPRIV_COUNT + k);
+  const AggregatePlanInfo plan = deform_aggregate_plan_private(cscan);
+  as->grouped = plan.grouped;
+  as->eq_operator = plan.eq_operator;
+  as->collation = plan.collation;
+  as->distance_column = plan.distance_column;
+  as->key_unique = plan.key_unique;
+  as->counted_column = plan.counted_column;
+  as->n_aggs = plan.n_aggs;
+  as->kinds = plan.kinds;
   return reinterpret_cast<Node*>(as);
 }
 

@@ -13,9 +13,10 @@
 // count(*): a row without a partner counts 1 there). Any other shape gets no path, and the query
 // runs as before.
 #include "pg/scan/aggregate/aggregate.h"
+#include "pg/scan/aggregate/plan_info.h"
 
 #include "pg/pg_guard.h"
-#include "pg/scan/internal.h"
+#include "pg/scan/plan_info.h"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -72,30 +73,24 @@ struct JoinFacts {
 
 // Whether the engine decides the join alone: an inner or left join, exact, no other clause.
 bool join_facts(PlannerInfo* root, const CustomPath* path, JoinFacts* facts) {
-  List* priv = path->custom_private;
-  if (list_length(priv) > PATH_ORDERED) return false;  // an ordered variant
-  List* restrictlist = static_cast<List*>(linitial(priv));
-  List* distance = static_cast<List*>(lfourth(priv));
-  List* form = static_cast<List*>(lthird(priv));
-  List* forms = static_cast<List*>(list_nth(priv, 5));
-  if (list_length(restrictlist) != 1 || intVal(lsecond(distance)) == 0 ||
-      list_nth(priv, 4) != NIL)
-    return false;
-  facts->jointype = static_cast<JoinType>(intVal(lfourth(forms)));
+  const JoinPathInfo info = deform_path_private(path);
+  if (info.output_mode != OUTPUT_UNORDERED) return false;  // an ordered variant
+  if (list_length(info.restrictlist) != 1 || !info.exact || info.n_boxes != 0) return false;
+  facts->jointype = info.jointype;
   if (facts->jointype != JOIN_INNER && facts->jointype != JOIN_LEFT) return false;
   facts->outer_path = static_cast<Path*>(linitial(path->custom_paths));
   facts->inner_relids = static_cast<Path*>(lsecond(path->custom_paths))->parent->relids;
   facts->distance = nullptr;
-  Expr* clause = static_cast<Expr*>(linitial(distance));
+  Expr* clause = info.match.clause;
   if (IsA(clause, OpExpr)) {
     ListCell* lc;
     foreach (lc, reinterpret_cast<OpExpr*>(clause)->args)
       if (bms_num_members(pull_varnos(root, static_cast<Node*>(lfirst(lc)))) == 2)
         facts->distance = static_cast<Expr*>(lfirst(lc));
   }
-  const KeyKind kind = static_cast<KeyKind>(intVal(linitial(form)));
-  const Metric metric = static_cast<Metric>(intVal(lsecond(form)));
-  const bool dwithin = intVal(lfourth(form)) != 0;
+  const KeyKind kind = info.match.form.kind;
+  const Metric metric = info.match.form.metric;
+  const bool dwithin = info.match.form.dwithin;
   // simjoin's own operators compute exact_distance on the doubles the engine reads (distance.h);
   // the cosine distance and the other types' operators are not proven bitwise equal.
   facts->distance_is_exact = facts->distance != nullptr && kind == KEY_FLOAT_ARRAY && !dwithin &&
@@ -196,8 +191,7 @@ Path* inner_like_outer(PlannerInfo* root, Path* outer, Path* inner) {
 
 Plan* plan_aggregate(PlannerInfo*, RelOptInfo*, CustomPath* best_path, List* tlist, List*,
                      List* custom_plans) {
-  List* key_and_aggs = static_cast<List*>(linitial(best_path->custom_private));
-  List* priv = static_cast<List*>(lsecond(best_path->custom_private));
+  const AggregatePathInfo info = deform_aggregate_path_private(best_path);
   CustomScan* cscan = makeNode(CustomScan);
   cscan->scan.plan.targetlist = tlist;
   cscan->scan.plan.qual = NIL;
@@ -210,11 +204,11 @@ Plan* plan_aggregate(PlannerInfo*, RelOptInfo*, CustomPath* best_path, List* tli
   List* scan_tlist = NIL;
   AttrNumber resno = 1;
   ListCell* lc;
-  foreach (lc, key_and_aggs)
+  foreach (lc, info.key_and_aggs)
     scan_tlist = lappend(scan_tlist, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(lfirst(lc))),
                                                      resno++, nullptr, false));
   cscan->custom_scan_tlist = scan_tlist;
-  cscan->custom_private = static_cast<List*>(copyObjectImpl(priv));
+  cscan->custom_private = form_aggregate_plan_private(info.plan);
   cscan->methods = &aggregate_scan_methods;
   return &cscan->scan.plan;
 }
@@ -333,16 +327,20 @@ void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* 
   cpath->path.pathkeys = NIL;
   cpath->flags = 0;
   cpath->custom_paths = list_make1(child);
-  const int distance_column = need_distance ? (key ? 1 : 0) : -1;
-  List* priv = list_make5(makeInteger(key != nullptr), makeInteger(static_cast<int>(eq_operator)),
-                          makeInteger(key ? static_cast<int>(exprCollation(
-                                                reinterpret_cast<Node*>(key)))
-                                          : 0),
-                          makeInteger(distance_column), makeInteger(unique));
-  priv = lappend(priv, makeInteger(counted ? Max(distance_column, key ? 0 : -1) + 1 : -1));
-  foreach (lc, kinds) priv = lappend(priv, makeInteger(lfirst_int(lc)));
-  cpath->custom_private =
-      list_make2(key ? lcons(key, list_copy(aggs)) : aggs, priv);
+  AggregatePathInfo info;
+  info.key_and_aggs = key ? lcons(key, list_copy(aggs)) : aggs;
+  AggregatePlanInfo& plan = info.plan;
+  plan.grouped = key != nullptr;
+  plan.eq_operator = eq_operator;
+  plan.collation = key ? exprCollation(reinterpret_cast<Node*>(key)) : InvalidOid;
+  plan.distance_column = need_distance ? (key ? 1 : 0) : -1;
+  plan.key_unique = unique;
+  plan.counted_column = counted ? Max(plan.distance_column, key ? 0 : -1) + 1 : -1;
+  plan.n_aggs = list_length(kinds);
+  plan.kinds = static_cast<int*>(palloc(sizeof(int) * Max(plan.n_aggs, 1)));
+  int k = 0;
+  foreach (lc, kinds) plan.kinds[k++] = lfirst_int(lc);
+  cpath->custom_private = form_aggregate_path_private(info);
   cpath->methods = &aggregate_path_methods;
   add_path(grouped_rel, &cpath->path);
 }

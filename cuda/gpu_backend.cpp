@@ -1,5 +1,6 @@
 // gpu::backend(): the GPU backend behind the engine's JoinBackend interface, in both builds (without
 // CUDA, available() says why not and run_join throws).
+#include "engine/aggregates/aggregate_backend.h"
 #include "gpu_aggregates.h"
 #include "gpu_backend.h"
 
@@ -7,7 +8,7 @@ namespace simjoin::gpu {
 
 namespace {
 
-class GpuBackend : public JoinBackend {
+class GpuBackend : public JoinBackend, public AggregateBackend {
  public:
   bool usable(std::string* why) override { return available(why); }
   bool supports(Algorithm) const override { return true; }  // the grid, the SZL, brute force
@@ -15,7 +16,7 @@ class GpuBackend : public JoinBackend {
                 PairSink& sink) override {
     return run_join(left, right, spec, sink);
   }
-  bool runs_aggregates() const override { return true; }
+  AggregateBackend* aggregates() override { return this; }
   NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right,
                                  const JoinSpec& spec, StatsSide side,
                                  const std::uint64_t* partner_ranks,

@@ -4,16 +4,14 @@
 // the benchmark and the GPU tests do): PostgreSQL backends never do, so they never touch CUDA.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
 #include <string>
 
-#include "engine/aggregates/dbscan.h"
-#include "engine/aggregates/neighbour_stats.h"
 #include "engine/pair_sink.h"
 #include "engine/types.h"
 
 namespace simjoin {
+
+class AggregateBackend;  // engine/aggregates/aggregate_backend.h
 
 class JoinBackend {
  public:
@@ -28,23 +26,10 @@ class JoinBackend {
   // the device choice weigh the SZL only on a backend that runs it.
   virtual bool supports(Algorithm algorithm) const { return algorithm != Algorithm::Szl; }
 
-  // Whether neighbour_stats() and dbscan() run here (the GPU backend: folded on the device, no
-  // pair leaves it). run_neighbour_stats and run_dbscan call them when given no runner and the
-  // spec's device resolves to this backend; otherwise they fold run_join's pairs on the host.
-  virtual bool runs_aggregates() const { return false; }
-  // run_neighbour_stats's and run_dbscan's contracts (engine/aggregates/neighbour_stats.h, engine/aggregates/dbscan.h); the inputs are
-  // already checked.
-  virtual NeighbourStats neighbour_stats(const PointSet& /*left*/, const PointSet* /*right*/,
-                                         const JoinSpec& /*spec*/, StatsSide /*side*/,
-                                         const std::uint64_t* /*partner_ranks*/,
-                                         const KeepGoing& /*keep_going*/,
-                                         StatsFields /*fields*/) {
-    throw Error("simjoin: internal error: this backend does not run aggregates");
-  }
-  virtual DbscanResult dbscan(const PointSet& /*points*/, const JoinSpec& /*spec*/,
-                              std::uint64_t /*min_points*/, const KeepGoing& /*keep_going*/) {
-    throw Error("simjoin: internal error: this backend does not run aggregates");
-  }
+  // The aggregates folded on this device (the GPU backend's: no pair leaves it), or nullptr.
+  // run_neighbour_stats and run_dbscan use them when given no runner and the spec's device
+  // resolves to this backend; otherwise they fold run_join's pairs on the host.
+  virtual AggregateBackend* aggregates() { return nullptr; }
 };
 
 // The multithreaded CPU engine (grid, SZL or brute force).

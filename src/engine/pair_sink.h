@@ -6,6 +6,8 @@
 
 namespace simjoin {
 
+class BatchQueue;  // engine/parallel/batch_pipeline.h
+
 // One batch of results: pair k is (left[k], right[k]) at distance[k]. Indexes are positions in
 // the PointSets given to run_join; the arrays are valid only during PairSink::consume.
 struct PairBatch {
@@ -28,6 +30,12 @@ class PairSink {
   // Progress: the candidate pairs (distance evaluations) the join has finished so far, never
   // decreasing; called now and then (between batches, after a phase). Must not throw or longjmp.
   virtual void progress(std::uint64_t /*candidates_done*/) {}
+  // A queue the engine's worker threads may push their batches into directly, in place of
+  // consume() on the calling thread (run_batch_pipeline does, engine/parallel/batch_pipeline.h):
+  // the queue then shapes each batch as its consumer wants it, and its stop flag is raised when
+  // the join must stop (keep_going false, an error). nullptr (the default): every batch goes
+  // through consume(). A sink that changes the pairs it is given must return nullptr.
+  virtual BatchQueue* shared_queue() { return nullptr; }
 };
 
 }  // namespace simjoin

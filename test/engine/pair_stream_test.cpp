@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "join_scenarios.h"
@@ -132,6 +133,110 @@ TEST(PairStream, InterruptStopsTheProducer) {
   }
   EXPECT_TRUE(stream.stats().stopped);
   EXPECT_FALSE(stream.error());
+}
+
+// What a consumer saw, checked batch by batch: each batch in (right, left) order.
+struct OrderedDrain {
+  std::vector<Pair> pairs;
+  std::size_t batches = 0;
+  bool unsorted = false;
+  void take(const StreamBatch& batch) {
+    ++batches;
+    for (std::size_t k = 0; k < batch.size; ++k) {
+      if (k > 0 && std::make_pair(batch.right[k - 1], batch.left[k - 1]) >
+                       std::make_pair(batch.right[k], batch.left[k]))
+        unsorted = true;
+      pairs.push_back({batch.left[k], batch.right[k], batch.distance ? batch.distance[k] : 0.0});
+    }
+  }
+};
+
+std::vector<Pair> without_distances(std::vector<Pair> pairs) {
+  for (Pair& p : pairs) p.d = 0.0;
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+// order_by_right through a queue of one batch, from the workers of every CPU algorithm (the
+// cosine join refines on the calling thread: its batches are copied in): every pair once, each
+// batch sorted, the distances moved along with their pairs.
+TEST(PairStream, OrderByRightThroughASmallQueueLosesNothing) {
+  const Points left = uniform_points(2500, 2, 0.0, 10.0, 11);
+  const Points right = uniform_points(2000, 2, 0.0, 10.0, 12);
+  const PointSet l = left.set(), r = right.set();
+  for (Algorithm algorithm : {Algorithm::Grid, Algorithm::BruteForce, Algorithm::Szl}) {
+    for (Metric metric : {Metric::Euclidean, Metric::Cosine}) {
+      for (bool keep_distance : {true, false}) {
+        JoinSpec spec = cpu_spec(metric == Metric::Cosine ? 1e-4 : 0.4, metric);
+        spec.algorithm = algorithm;
+        spec.threads = 4;
+        spec.batch_pairs = 97;
+        CollectingSink direct;
+        run_join(l, &r, spec, direct);
+        ASSERT_GT(direct.pairs.size(), 10000u);
+        PairStream::Options options;
+        options.queue_batches = 1;
+        options.order_by_right = true;
+        options.keep_distance = keep_distance;
+        PairStream stream(l, &r, spec, options);
+        OrderedDrain seen;
+        StreamBatch batch;
+        for (;;) {
+          const PairStream::Next next = stream.next(&batch, milliseconds(50));
+          if (next == PairStream::Next::End) break;
+          if (next == PairStream::Next::Batch) seen.take(batch);
+        }
+        SCOPED_TRACE(::testing::Message() << "algorithm " << static_cast<int>(algorithm)
+                                        << " metric " << static_cast<int>(metric)
+                                        << " keep_distance " << keep_distance);
+        EXPECT_FALSE(stream.error());
+        EXPECT_FALSE(seen.unsorted);
+        std::sort(seen.pairs.begin(), seen.pairs.end());
+        EXPECT_EQ(seen.pairs, keep_distance ? direct.sorted() : without_distances(direct.pairs));
+        EXPECT_EQ(stream.pairs_pushed(), direct.pairs.size());
+        EXPECT_EQ(stream.stats().pairs, direct.pairs.size());
+        EXPECT_EQ(seen.batches, stream.stats().batches);
+        EXPECT_FALSE(stream.stats().stopped);
+      }
+    }
+  }
+}
+
+// A consumer that stops after a few sorted batches: what it saw is part of the result, each
+// pair once, and the workers stop with the queue's bound of pairs pushed.
+TEST(PairStream, OrderByRightEarlyStopSeesEachPairOnce) {
+  const Points points = huge_cell(4000);  // 1.6e7 pairs
+  const PointSet set = points.set();
+  for (Algorithm algorithm : {Algorithm::Grid, Algorithm::BruteForce}) {
+    JoinSpec spec = cpu_spec(0.5);
+    spec.algorithm = algorithm;
+    spec.threads = 4;
+    spec.batch_pairs = 500;
+    PairStream::Options options;
+    options.queue_batches = 2;
+    options.order_by_right = true;
+    PairStream stream(set, nullptr, spec, options);
+    OrderedDrain seen;
+    StreamBatch batch;
+    while (seen.batches < 7) {
+      const PairStream::Next next = stream.next(&batch, milliseconds(50));
+      ASSERT_NE(next, PairStream::Next::End);
+      if (next == PairStream::Next::Batch) seen.take(batch);
+    }
+    std::this_thread::sleep_for(milliseconds(100));  // the workers fill the queue and wait
+    const std::uint64_t pushed = stream.pairs_pushed();
+    // seen + queued + the one the consumer holds
+    EXPECT_LE(pushed, (7 + options.queue_batches + 1) * spec.batch_pairs);
+    stream.stop();
+    EXPECT_TRUE(stream.stats().stopped);
+    EXPECT_FALSE(stream.error());
+    EXPECT_FALSE(seen.unsorted);
+    EXPECT_EQ(seen.pairs.size(), 7 * spec.batch_pairs);
+    std::sort(seen.pairs.begin(), seen.pairs.end());
+    EXPECT_EQ(std::adjacent_find(seen.pairs.begin(), seen.pairs.end()), seen.pairs.end());
+    for (const Pair& p : seen.pairs) EXPECT_TRUE(p.l < 4000 && p.r < 4000 && p.d == 0.0);
+    EXPECT_EQ(stream.next(&batch, milliseconds(0)), PairStream::Next::End);
+  }
 }
 
 TEST(PairStream, EngineErrorsReachTheConsumer) {

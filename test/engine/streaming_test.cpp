@@ -5,6 +5,8 @@
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "engine/parallel/batch_pipeline.h"
 #include "join_scenarios.h"
@@ -108,6 +110,73 @@ TEST(Streaming, EveryUnitRunsOnceAndEveryPairArrivesOnce) {
     EXPECT_EQ(pairs[k].r, k % 10);
   }
   EXPECT_LE(sink.max_batch, 16u);
+}
+
+// A sink with a shared queue: the workers push straight into it, shaped as the queue's form
+// says; consume() is never called, keep_going still is.
+TEST(Streaming, WorkersPushIntoTheSinksSharedQueue) {
+  class SharingSink : public PairSink {
+   public:
+    explicit SharingSink(BatchQueue& queue) : queue_(queue) {}
+    bool consume(const PairBatch&) override {
+      consumed = true;
+      return true;
+    }
+    bool keep_going() override {
+      ++polls;
+      return true;
+    }
+    BatchQueue* shared_queue() override { return &queue_; }
+    std::atomic<bool> consumed{false};
+    std::atomic<int> polls{0};
+
+   private:
+    BatchQueue& queue_;
+  };
+  BatchQueue queue(2, 1, BatchForm{false, true});
+  SharingSink sink(queue);
+  auto work = [](std::size_t unit, BatchWriter& out) {
+    for (std::uint32_t i = 0; i < 10; ++i) out.add(9 - i, static_cast<std::uint32_t>(unit), 1.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));  // 0.3 s in all: keep_going polled
+  };
+  PipelineResult result;
+  std::thread producer([&] {
+    result = run_batch_pipeline(300, 3, 16, work, sink);
+    queue.producer_done();
+  });
+  std::vector<Pair> pairs;
+  bool unsorted = false;
+  OwnedPairBatch batch;
+  std::size_t batches = 0;
+  for (;;) {
+    const BatchQueue::PopResult popped = queue.pop(batch, std::chrono::milliseconds(50));
+    if (popped == BatchQueue::PopResult::Finished) break;
+    if (popped != BatchQueue::PopResult::Batch) continue;
+    ++batches;
+    EXPECT_TRUE(batch.distance.empty());
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      if (k > 0 && std::make_pair(batch.right[k - 1], batch.left[k - 1]) >
+                       std::make_pair(batch.right[k], batch.left[k]))
+        unsorted = true;
+      pairs.push_back({batch.left[k], batch.right[k], 0.0});
+    }
+    queue.recycle(std::move(batch));
+    batch = OwnedPairBatch();
+  }
+  producer.join();
+  EXPECT_FALSE(sink.consumed);
+  EXPECT_GE(sink.polls.load(), 1);
+  EXPECT_FALSE(unsorted);
+  EXPECT_FALSE(result.stopped);
+  EXPECT_EQ(result.pairs, 3000u);
+  EXPECT_EQ(result.batches, batches);
+  EXPECT_EQ(queue.pairs_pushed(), 3000u);
+  std::sort(pairs.begin(), pairs.end());
+  ASSERT_EQ(pairs.size(), 3000u);
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    EXPECT_EQ(pairs[k].l, k / 300);
+    EXPECT_EQ(pairs[k].r, k % 300);
+  }
 }
 
 TEST(Streaming, SinkIsOnlyCalledOnTheCallingThread) {

@@ -12,7 +12,6 @@
 #include "engine/distance.h"
 #include "engine/engine.h"
 #include "engine/join/input_checks.h"
-#include "engine/join_backend.h"
 #include "engine/pair_sink.h"
 
 namespace simjoin {
@@ -87,7 +86,7 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
     check_inputs(points, nullptr);
     JoinSpec join_spec = spec;  // the joins as they run, for Auto
     join_spec.self_pairs = SelfPairs::Unique;
-    if (JoinBackend* backend = aggregate_backend(points, nullptr, join_spec))
+    if (AggregateBackend* backend = aggregate_backend(points, nullptr, join_spec))
       return backend->dbscan(points, spec, min_points, keep_going);
     // Low dimensions on the CPU: the grid DBSCAN (the same results, without enumerating pairs).
     if (spec.device != Device::Gpu) {

@@ -8,7 +8,6 @@
 #include "engine/distance.h"
 #include "engine/engine.h"
 #include "engine/join/input_checks.h"
-#include "engine/join_backend.h"
 #include "engine/parallel/batch_pipeline.h"
 
 namespace simjoin {
@@ -142,7 +141,7 @@ NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
     check_inputs(left, right);
     JoinSpec join_spec = spec;  // the join as it runs (a self-join in Unique mode), for Auto
     if (self) join_spec.self_pairs = SelfPairs::Unique;
-    if (JoinBackend* backend = aggregate_backend(left, right, join_spec))
+    if (AggregateBackend* backend = aggregate_backend(left, right, join_spec))
       return backend->neighbour_stats(left, right, spec, side, partner_ranks, keep_going, fields);
     if (fields == StatsFields::CountsOnly && spec.device != Device::Gpu) {
       if (std::optional<NeighbourStats> counted = counts_on_grid(left, right, spec, side, keep_going))

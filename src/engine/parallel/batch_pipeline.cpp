@@ -1,10 +1,13 @@
+// Worker threads to the sink through one bounded queue (batch_pipeline.h).
 #include "engine/parallel/batch_pipeline.h"
 
-#include "engine/parallel/worker_thread.h"
-
 #include <algorithm>
+#include <optional>
 #include <thread>
 #include <utility>
+
+#include "engine/parallel/pair_order.h"
+#include "engine/parallel/worker_thread.h"
 
 namespace simjoin {
 
@@ -29,20 +32,37 @@ PairBatch OwnedPairBatch::view() const {
   return batch;
 }
 
-BatchQueue::BatchQueue(std::size_t capacity, std::size_t producers)
-    : capacity_(std::max<std::size_t>(1, capacity)), producers_left_(producers) {}
+namespace {
+
+// The batch as the queue's consumer wants it, on the pushing thread.
+void shape(OwnedPairBatch& batch, const BatchForm& form) {
+  if (!form.keep_distance) batch.distance.clear();
+  if (!form.order_by_right) return;
+  thread_local std::vector<std::uint64_t> keys;
+  thread_local std::vector<std::pair<std::uint64_t, double>> keyed;
+  sort_pairs_by_right(batch.left.data(), batch.right.data(),
+                      form.keep_distance ? batch.distance.data() : nullptr, batch.size(), keys,
+                      keyed);
+}
+
+}  // namespace
+
+BatchQueue::BatchQueue(std::size_t capacity, std::size_t producers, BatchForm form)
+    : capacity_(std::max<std::size_t>(1, capacity)), form_(form), producers_left_(producers) {}
 
 bool BatchQueue::stop_requested() const {
   return stop_.load(std::memory_order_relaxed) || threads_abandoned();
 }
 
 bool BatchQueue::push(OwnedPairBatch& batch) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  // In slices: an abandonment (the process exiting) wakes nobody.
-  while (!not_full_.wait_for(lock, std::chrono::milliseconds(20),
-                             [&] { return stop_requested() || full_.size() < capacity_; })) {
-  }
   if (stop_requested()) return false;
+  shape(batch, form_);
+  const std::size_t pairs = batch.size();
+  std::unique_lock<std::mutex> lock(mutex_);
+  wait_unless_abandoned(not_full_, lock,
+                        [&] { return stop_requested() || full_.size() < capacity_; });
+  if (stop_requested()) return false;
+  pairs_pushed_.fetch_add(pairs, std::memory_order_relaxed);
   full_.push_back(std::move(batch));
   batch = OwnedPairBatch();
   if (!spare_.empty()) {
@@ -107,8 +127,12 @@ void BatchWriter::publish_candidates() {
 
 bool BatchWriter::flush() {
   publish_candidates();
-  if (batch_.size() == 0) return !stopped();
-  return queue_.push(batch_);
+  const std::size_t pairs = batch_.size();
+  if (pairs == 0) return !stopped();
+  if (!queue_.push(batch_)) return false;
+  ++batches_pushed;
+  pairs_pushed += pairs;
+  return true;
 }
 
 DrainResult drain_to_sink(BatchQueue& queue, PairSink& sink, std::chrono::milliseconds poll,
@@ -172,6 +196,55 @@ class WorkerGroup {
   std::vector<std::thread> threads_;
 };
 
+// What the workers pushed, summed as they end; the calling thread waits for the last one.
+class WorkerTally {
+ public:
+  explicit WorkerTally(std::size_t workers) : running_(workers) {}
+  void ended(const BatchWriter& writer, bool cut_short) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      batches_ += writer.batches_pushed;
+      pairs_ += writer.pairs_pushed;
+      cut_short_ = cut_short_ || cut_short;
+      --running_;
+    }
+    all_ended_.notify_all();
+  }
+  // Waits up to `timeout`; true once every worker ended.
+  bool wait_all_ended(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return all_ended_.wait_for(lock, timeout, [&] { return running_ == 0; });
+  }
+  // After every worker ended.
+  std::uint64_t batches() const { return batches_; }
+  std::uint64_t pairs() const { return pairs_; }
+  bool cut_short() const { return cut_short_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable all_ended_;
+  std::size_t running_;
+  std::uint64_t batches_ = 0;
+  std::uint64_t pairs_ = 0;
+  bool cut_short_ = false;
+};
+
+// The calling thread while the workers push into the sink's shared queue: progress, and
+// keep_going at least every `poll`. True when the join was stopped.
+bool await_workers(WorkerTally& tally, BatchQueue& queue, PairSink& sink,
+                   std::chrono::milliseconds poll, const std::atomic<std::uint64_t>& candidates) {
+  bool stopped = false;
+  for (;;) {
+    sink.progress(candidates.load(std::memory_order_relaxed));
+    if (tally.wait_all_ended(poll)) break;
+    if (!stopped && !sink.keep_going()) {
+      stopped = true;
+      queue.request_stop();
+    }
+  }
+  return stopped || tally.cut_short() || threads_abandoned();
+}
+
 }  // namespace
 
 PipelineResult run_batch_pipeline(std::size_t units, int threads, std::size_t batch_pairs,
@@ -180,24 +253,32 @@ PipelineResult run_batch_pipeline(std::size_t units, int threads, std::size_t ba
   if (units == 0) return result;
   const std::size_t workers =
       std::min<std::size_t>(units, static_cast<std::size_t>(resolve_thread_count(threads)));
+  BatchQueue* const shared = sink.shared_queue();
   // Bounded memory: a couple of full batches per worker wait for the consumer at most.
-  BatchQueue queue(2 * workers + 2, workers);
+  std::optional<BatchQueue> own;
+  if (!shared) own.emplace(2 * workers + 2, workers);
+  BatchQueue& queue = shared ? *shared : *own;
   std::atomic<std::size_t> next_unit{0};
   std::atomic<std::uint64_t> candidates{0};
   std::mutex error_mutex;
   std::exception_ptr first_error;
+  WorkerTally tally(workers);
 
   auto worker_body = [&] {
     BatchWriter writer(queue, batch_pairs, &candidates);
+    bool cut_short = false;  // stopped with work left
     try {
       for (;;) {
-        if (writer.stopped()) break;
         const std::size_t unit = next_unit.fetch_add(1, std::memory_order_relaxed);
         if (unit >= units) break;
+        if (writer.stopped()) {
+          cut_short = true;
+          break;
+        }
         work(unit, writer);
         writer.publish_candidates();
       }
-      writer.flush();
+      if (!writer.flush()) cut_short = true;
     } catch (...) {
       {
         std::lock_guard<std::mutex> lock(error_mutex);
@@ -206,19 +287,29 @@ PipelineResult run_batch_pipeline(std::size_t units, int threads, std::size_t ba
       queue.request_stop();
     }
     writer.publish_candidates();
-    queue.producer_done();
+    tally.ended(writer, cut_short);
+    if (!shared) queue.producer_done();
   };
 
+  const std::chrono::milliseconds poll(100);
   WorkerGroup group(queue);
   group.start(workers, worker_body);
-  const DrainResult drained = drain_to_sink(queue, sink, std::chrono::milliseconds(100), &candidates);
+  if (shared) {
+    result.stopped = await_workers(tally, queue, sink, poll, candidates);
+  } else {
+    const DrainResult drained = drain_to_sink(queue, sink, poll, &candidates);
+    result.stopped = drained.stopped;
+    result.batches = drained.batches;
+    result.pairs = drained.pairs;
+  }
   group.join();
   sink.progress(candidates.load());
   if (first_error) std::rethrow_exception(first_error);
 
-  result.batches = drained.batches;
-  result.pairs = drained.pairs;
-  result.stopped = drained.stopped;
+  if (shared) {
+    result.batches = tally.batches();
+    result.pairs = tally.pairs();
+  }
   result.candidates = candidates.load();
   return result;
 }

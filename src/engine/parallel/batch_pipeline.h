@@ -7,7 +7,9 @@
 // blocked on a full queue wake up, and every later push / BatchWriter::add reports false.
 //
 // run_batch_pipeline() packages the common case: `units` independent work units handed out to
-// `threads` workers through an atomic counter.
+// `threads` workers through an atomic counter. A sink with a shared_queue() (a pair stream's)
+// gets the workers' batches pushed straight into that queue: one queue between the workers and
+// the sink's consumer, and the calling thread only polls keep_going while the workers run.
 #pragma once
 
 #include <atomic>
@@ -38,14 +40,21 @@ struct OwnedPairBatch {
   PairBatch view() const;
 };
 
+// How a queue's consumer wants its batches: push() shapes each one on the pushing thread.
+struct BatchForm {
+  bool keep_distance = true;    // false: the distances are dropped
+  bool order_by_right = false;  // each batch sorted by (right, left) (engine/parallel/pair_order.h)
+};
+
 class BatchQueue {
  public:
   // `capacity`: batches held at most (push blocks beyond); `producers`: how many producers will
   // call producer_done() — the queue is finished when all have and it is empty.
-  BatchQueue(std::size_t capacity, std::size_t producers);
+  BatchQueue(std::size_t capacity, std::size_t producers, BatchForm form = BatchForm());
 
-  // Producer side. Blocks while the queue is full. Returns false (the batch is dropped) once a
-  // stop was requested. On success `batch` is replaced by an empty recycled buffer.
+  // Producer side. Shapes the batch (BatchForm), then blocks while the queue is full. Returns
+  // false (the batch is dropped) once a stop was requested. On success `batch` is replaced by an
+  // empty recycled buffer.
   bool push(OwnedPairBatch& batch);
   void producer_done();
   // Also once the process abandons its threads (engine/parallel/worker_thread.h).
@@ -60,8 +69,13 @@ class BatchQueue {
   // Gives a consumed buffer back for reuse by producers (avoids reallocating batches).
   void recycle(OwnedPairBatch&& batch);
 
+  // Pairs pushed so far (readable at any time).
+  std::uint64_t pairs_pushed() const { return pairs_pushed_.load(std::memory_order_relaxed); }
+
  private:
   const std::size_t capacity_;
+  const BatchForm form_;
+  std::atomic<std::uint64_t> pairs_pushed_{0};
   std::size_t producers_left_;
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
@@ -94,6 +108,8 @@ class BatchWriter {
   bool stopped() const { return queue_.stop_requested(); }
 
   std::uint64_t candidates = 0;  // distance evaluations, summed into the pipeline's result
+  std::uint64_t batches_pushed = 0;
+  std::uint64_t pairs_pushed = 0;
 
  private:
   BatchQueue& queue_;
@@ -141,7 +157,9 @@ inline std::size_t items_per_unit(std::size_t items, int threads, std::size_t mi
 int resolve_thread_count(int requested);
 
 // Runs `units` work units on resolve_thread_count(threads) workers (never more than units) and
-// streams their pairs to `sink` on the calling thread.
+// streams their pairs to `sink` on the calling thread; or, where the sink has a shared_queue(),
+// has the workers push into that queue while the calling thread polls sink.keep_going and
+// reports sink.progress (the result then counts what the workers pushed).
 PipelineResult run_batch_pipeline(std::size_t units, int threads, std::size_t batch_pairs,
                                   const WorkUnitFn& work, PairSink& sink);
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/parallel/pair_order.h"
 #include "engine/parallel/worker_thread.h"
 
 namespace simjoin {
@@ -55,6 +54,7 @@ class PairStream::QueueSink : public PairSink {
   explicit QueueSink(PairStream& stream) : stream_(stream) {}
   bool consume(const PairBatch& batch) override { return stream_.push(batch); }
   bool keep_going() override { return stream_.producer_keep_going(); }
+  BatchQueue* shared_queue() override { return &stream_.queue_; }
 
  private:
   PairStream& stream_;
@@ -62,7 +62,8 @@ class PairStream::QueueSink : public PairSink {
 
 PairStream::PairStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                        Options options)
-    : options_(std::move(options)), queue_(options_.queue_batches, 1) {
+    : options_(std::move(options)),
+      queue_(options_.queue_batches, 1, BatchForm{options_.keep_distance, options_.order_by_right}) {
   if (right) {
     right_copy_ = *right;
     has_right_ = true;
@@ -80,8 +81,12 @@ void PairStream::produce(PointSet left, const PointSet* right, JoinSpec spec) {
   std::exception_ptr error;
   std::string note;
   try {
-    stats = run_join_with_fallback(left, right, spec, options_.cpu_fallback, sink,
-                                   [&note](const std::string& message) { note = message; });
+    // On the CPU there is nothing to fall back from: the sink goes unwrapped, its queue shared.
+    if (spec.device == Device::Cpu)
+      stats = run_join(left, right, spec, sink);
+    else
+      stats = run_join_with_fallback(left, right, spec, options_.cpu_fallback, sink,
+                                     [&note](const std::string& message) { note = message; });
   } catch (...) {
     error = std::current_exception();
   }
@@ -97,19 +102,14 @@ bool PairStream::producer_keep_going() {
 }
 
 bool PairStream::push(const PairBatch& batch) {
-  // Copied before queueing (the queue blocks while full): the consumer goes on meanwhile.
+  // Copied before queueing (the queue blocks while full): the caller's arrays are its own.
   staging_.left.assign(batch.left, batch.left + batch.size);
   staging_.right.assign(batch.right, batch.right + batch.size);
   if (options_.keep_distance)
     staging_.distance.assign(batch.distance, batch.distance + batch.size);
   else
     staging_.distance.clear();
-  if (options_.order_by_right)
-    sort_pairs_by_right(staging_.left.data(), staging_.right.data(),
-                        options_.keep_distance ? staging_.distance.data() : nullptr,
-                        staging_.size(), sort_keys_, sort_keyed_);
   if (!queue_.push(staging_)) return false;
-  pairs_pushed_.fetch_add(batch.size, std::memory_order_relaxed);
   return producer_keep_going();
 }
 

@@ -37,8 +37,8 @@ class PairStream : public BatchSource {
   struct Options {
     std::size_t queue_batches = 4;  // full batches waiting for the consumer, at most
     bool keep_distance = true;      // copy the distances too
-    // Each batch sorted by (right, left) on the producer thread (distances moved along), for a
-    // consumer that reads the right side's rows from disk.
+    // Each batch sorted by (right, left) on the thread that pushes it (distances moved along),
+    // for a consumer that reads the right side's rows from disk.
     bool order_by_right = false;
     bool cpu_fallback = false;      // see run_join_with_fallback
     // Polled on the producer thread (between batches, at least every 100 ms while the engine
@@ -62,14 +62,14 @@ class PairStream : public BatchSource {
   const JoinStats& stats() const override { return stats_; }
   std::exception_ptr error() const override { return error_; }
   const std::string& fallback_note() const override { return fallback_note_; }
-  // Pairs the producer pushed into the queue so far (readable at any time).
-  std::uint64_t pairs_pushed() const { return pairs_pushed_.load(std::memory_order_relaxed); }
+  // Pairs pushed into the queue so far (readable at any time).
+  std::uint64_t pairs_pushed() const { return queue_.pairs_pushed(); }
 
  private:
   class QueueSink;
 
   void produce(PointSet left, const PointSet* right, JoinSpec spec);
-  bool push(const PairBatch& batch);  // producer; false once stopped
+  bool push(const PairBatch& batch);  // a copy into the queue; false once stopped
   bool producer_keep_going();
   void join() noexcept;
 
@@ -77,10 +77,10 @@ class PairStream : public BatchSource {
   PointSet right_copy_;
   bool has_right_ = false;
 
+  // The one queue to the consumer: the engine's workers push into it (PairSink::shared_queue),
+  // a producer that calls consume() goes through push().
   BatchQueue queue_;
   OwnedPairBatch staging_;                 // producer: the batch being copied in
-  std::vector<std::uint64_t> sort_keys_;   // producer: scratch of sort_pairs_by_right
-  std::vector<std::pair<std::uint64_t, double>> sort_keyed_;  // the same, with distances
   OwnedPairBatch current_;                 // consumer: the batch handed out last
   bool holding_current_ = false;
 
@@ -88,7 +88,6 @@ class PairStream : public BatchSource {
   JoinStats stats_;
   std::exception_ptr error_;
   std::string fallback_note_;
-  std::atomic<std::uint64_t> pairs_pushed_{0};
 
   std::thread thread_;
 };

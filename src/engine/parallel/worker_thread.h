@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <exception>
 #include <functional>
@@ -23,6 +24,17 @@ namespace simjoin {
 // True once the process is ending (abandon_threads_and_wait was called): every loop and wait of
 // an engine thread stops at its next poll, and the work it leaves is never read.
 bool threads_abandoned() noexcept;
+
+// Waits on `condition` (with `lock` held) until ready() or the process abandons its threads; in
+// short slices, since an abandonment notifies nobody. Returns ready().
+template <typename Ready>
+bool wait_unless_abandoned(std::condition_variable& condition, std::unique_lock<std::mutex>& lock,
+                           Ready ready,
+                           std::chrono::milliseconds slice = std::chrono::milliseconds(20)) {
+  while (!condition.wait_for(lock, slice, [&] { return ready() || threads_abandoned(); })) {
+  }
+  return ready();
+}
 
 // Asks every engine thread of the process to stop and waits until none runs, at most `limit`;
 // false if some still ran then (the caller may wait again). For the host's exit path only: the

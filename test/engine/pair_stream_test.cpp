@@ -1,12 +1,10 @@
 // The engine on a producer thread feeding a bounded queue (engine/parallel/pair_stream.h): the same pairs as
-// run_join, bounded buffering, early stop, interrupts, errors, the GPU fallback decision.
+// run_join, bounded buffering, early stop, interrupts, errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <stdexcept>
-#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -257,33 +255,16 @@ TEST(PairStream, GpuWithoutGpuFailsAndAutoRunsOnTheCpu) {
   const PointSet set = points.set();
   JoinSpec spec = cpu_spec(0.1);
   spec.device = Device::Gpu;
-  PairStream::Options options;
-  options.cpu_fallback = true;
-  PairStream gpu(set, nullptr, spec, options);
+  PairStream gpu(set, nullptr, spec, PairStream::Options{});
   EXPECT_TRUE(drain(gpu).empty());
   EXPECT_TRUE(gpu.error());
   spec.device = Device::Auto;
   CollectingSink direct;
   run_join(set, nullptr, cpu_spec(0.1), direct);
-  PairStream automatic(set, nullptr, spec, options);
+  PairStream automatic(set, nullptr, spec, PairStream::Options{});
   EXPECT_EQ(drain(automatic), direct.sorted());
   EXPECT_FALSE(automatic.error());
   EXPECT_TRUE(automatic.fallback_note().empty());
-}
-
-// run_join_with_fallback: a sink error is never retried and propagates as is.
-TEST(PairStream, FallbackNeverRetriesSinkErrors) {
-  class Throwing : public PairSink {
-   public:
-    bool consume(const PairBatch&) override { throw std::runtime_error("sink failed"); }
-  } sink;
-  const Points points = uniform_points(500, 2, 0.0, 1.0, 5);
-  const PointSet set = points.set();
-  int fallbacks = 0;
-  EXPECT_THROW(run_join_with_fallback(set, nullptr, cpu_spec(0.2), true, sink,
-                                      [&fallbacks](const std::string&) { ++fallbacks; }),
-               std::runtime_error);
-  EXPECT_EQ(fallbacks, 0);
 }
 
 }  // namespace

@@ -8,47 +8,6 @@
 
 namespace simjoin {
 
-namespace {
-
-// Counts what reaches the sink: a GPU failure is only retried before the first pair.
-class CountingSink : public PairSink {
- public:
-  explicit CountingSink(PairSink& inner) : inner_(inner) {}
-  bool consume(const PairBatch& batch) override {
-    pairs_taken_ += batch.size;
-    return inner_.consume(batch);
-  }
-  bool keep_going() override { return inner_.keep_going(); }
-  std::size_t pairs_taken() const { return pairs_taken_; }
-
- private:
-  PairSink& inner_;
-  std::size_t pairs_taken_ = 0;
-};
-
-}  // namespace
-
-JoinStats run_join_with_fallback(const PointSet& left, const PointSet* right,
-                                 const JoinSpec& spec, bool cpu_fallback, PairSink& sink,
-                                 const std::function<void(const std::string&)>& on_fallback) {
-  if (spec.device == Device::Gpu) {
-    std::string why;
-    if (!gpu_available(&why)) throw Error("simjoin.device is 'gpu' but no GPU is usable: " + why);
-  }
-  CountingSink counting(sink);
-  try {
-    return run_join(left, right, spec, counting);
-  } catch (const Error& e) {
-    const bool may_retry = cpu_fallback && spec.device != Device::Cpu &&
-                           counting.pairs_taken() == 0 && gpu_available(nullptr);
-    if (!may_retry) throw;
-    if (on_fallback) on_fallback(std::string("GPU join failed (") + e.what() + "); running it on the CPU");
-  }
-  JoinSpec cpu_spec = spec;
-  cpu_spec.device = Device::Cpu;
-  return run_join(left, right, cpu_spec, counting);
-}
-
 class PairStream::QueueSink : public PairSink {
  public:
   explicit QueueSink(PairStream& stream) : stream_(stream) {}
@@ -79,20 +38,13 @@ void PairStream::produce(PointSet left, const PointSet* right, JoinSpec spec) {
   QueueSink sink(*this);
   JoinStats stats;
   std::exception_ptr error;
-  std::string note;
   try {
-    // On the CPU there is nothing to fall back from: the sink goes unwrapped, its queue shared.
-    if (spec.device == Device::Cpu)
-      stats = run_join(left, right, spec, sink);
-    else
-      stats = run_join_with_fallback(left, right, spec, options_.cpu_fallback, sink,
-                                     [&note](const std::string& message) { note = message; });
+    stats = run_join(left, right, spec, sink);
   } catch (...) {
     error = std::current_exception();
   }
   stats_ = std::move(stats);  // read by the consumer only after joining this thread
   error_ = error;
-  fallback_note_ = std::move(note);
   queue_.producer_done();
 }
 

@@ -23,15 +23,6 @@
 
 namespace simjoin {
 
-// run_join with the device choice shared by every caller: Device::Gpu without a usable GPU
-// throws; a failure of the GPU join (simjoin::Error) is retried on the CPU when `cpu_fallback`
-// is set, the device was not Device::Cpu, no pair has reached the sink yet and a GPU is present;
-// on_fallback (optional) gets the message to report just before the CPU run. Any other error,
-// and every exception thrown by the sink, propagates.
-JoinStats run_join_with_fallback(const PointSet& left, const PointSet* right,
-                                 const JoinSpec& spec, bool cpu_fallback, PairSink& sink,
-                                 const std::function<void(const std::string&)>& on_fallback);
-
 class PairStream : public BatchSource {
  public:
   struct Options {
@@ -40,7 +31,6 @@ class PairStream : public BatchSource {
     // Each batch sorted by (right, left) on the thread that pushes it (distances moved along),
     // for a consumer that reads the right side's rows from disk.
     bool order_by_right = false;
-    bool cpu_fallback = false;      // see run_join_with_fallback
     // Polled on the producer thread (between batches, at least every 100 ms while the engine
     // works); true stops the join. Must be thread-safe, must not throw.
     std::function<bool()> interrupted;
@@ -61,7 +51,7 @@ class PairStream : public BatchSource {
   void stop() noexcept override;
   const JoinStats& stats() const override { return stats_; }
   std::exception_ptr error() const override { return error_; }
-  const std::string& fallback_note() const override { return fallback_note_; }
+  const std::string& fallback_note() const override { return no_note_; }  // the engine has none
   // Pairs pushed into the queue so far (readable at any time).
   std::uint64_t pairs_pushed() const { return queue_.pairs_pushed(); }
 
@@ -87,7 +77,7 @@ class PairStream : public BatchSource {
   // written by the producer before it finishes; read by the consumer after the join
   JoinStats stats_;
   std::exception_ptr error_;
-  std::string fallback_note_;
+  const std::string no_note_;
 
   std::thread thread_;
 };

@@ -15,9 +15,9 @@ extern "C" {
 
 namespace simjoin::pg {
 
-// run_neighbour_stats, routed as run_engine routes a join. Inside cpp_guard. A pending interrupt stops it
-// (result.join.stopped): the caller then discards the result, leaves C++ and calls
-// raise_if_interrupted.
+// run_neighbour_stats, dispatched as run_engine dispatches a join (pg/dispatch/dispatch.h).
+// Inside cpp_guard. A pending interrupt stops it (result.join.stopped): the caller then discards
+// the result, leaves C++ and calls raise_if_interrupted.
 NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* right,
                                        const JoinSpec& spec, StatsSide side,
                                        const std::uint64_t* partner_ranks,

@@ -1,16 +1,18 @@
-// Running the engine from a backend: device choice, GPU fallback, interrupts, the explain NOTICE.
+// Joins from a backend (pg/dispatch/engine_runner.h): the dispatch layer's streams (the CPU
+// engine on leased threads; a service job that goes on on the CPU after a failure), the sink-driven
+// run, the explain NOTICE.
 #include "pg/dispatch/engine_runner.h"
-
-extern "C" {
-#include "miscadmin.h"
-}
 
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "pg/dispatch/cpu_thread_cap.h"
+#include "pg/dispatch/dispatch.h"
 #include "pg/pg_guard.h"
 #include "pg/service/client.h"
 #include "pg/settings.h"
@@ -19,81 +21,135 @@ namespace simjoin::pg {
 
 namespace {
 
-void notice(const char* text) {
-  pg_call([text] { ereport(NOTICE, (errmsg("simjoin: %s", text))); });
+// The join on this backend's CPU engine, on threads leased from the cluster-wide cap; reports
+// `note` (why a join meant for the GPU runs here) as its fallback note.
+class LocalStream : public BatchSource {
+ public:
+  LocalStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+              PairStream::Options options, std::string note)
+      : lease_(spec.threads), stream_(left, right, on_leased_cpu(spec, lease_), std::move(options)),
+        note_(std::move(note)) {}
+  Next next(StreamBatch* batch, std::chrono::milliseconds timeout) override {
+    return stream_.next(batch, timeout);
+  }
+  void stop() noexcept override { stream_.stop(); }
+  const JoinStats& stats() const override { return stream_.stats(); }
+  std::exception_ptr error() const override { return stream_.error(); }
+  const std::string& fallback_note() const override { return note_; }
+
+ private:
+  CpuThreadLease lease_;  // declared before the stream: returned after its threads ended
+  PairStream stream_;
+  std::string note_;
+};
+
+// A job of the service that, when it fails and falls_back() (before its first batch), goes on
+// as a LocalStream: the consumer reads the CPU engine's batches from the same source.
+class ServiceStreamWithFallback : public BatchSource {
+ public:
+  ServiceStreamWithFallback(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                            PairStream::Options options, std::optional<JoinWork> work)
+      : left_(left), has_right_(right != nullptr), spec_(spec), options_(options),
+        source_(submit_to_service(left, right, spec, std::move(options), std::move(work))) {
+    if (right) right_ = *right;
+  }
+  Next next(StreamBatch* batch, std::chrono::milliseconds timeout) override {
+    const Next next = source_->next(batch, timeout);
+    if (next != Next::End || rerun_ || !source_->error()) return next;
+    try {
+      std::rethrow_exception(source_->error());
+    } catch (const ServiceJobFailure& failure) {
+      if (!falls_back(failure)) return next;
+      rerun_ = true;
+      source_ = std::make_unique<LocalStream>(left_, has_right_ ? &right_ : nullptr, spec_,
+                                              options_, failure.fallback_note());
+      return Next::Timeout;  // the caller asks again: the CPU engine's batches follow
+    } catch (...) {
+    }
+    return next;
+  }
+  void stop() noexcept override { source_->stop(); }
+  const JoinStats& stats() const override { return source_->stats(); }
+  std::exception_ptr error() const override { return source_->error(); }
+  const std::string& fallback_note() const override { return source_->fallback_note(); }
+
+ private:
+  PointSet left_;
+  PointSet right_;
+  bool has_right_;
+  JoinSpec spec_;
+  PairStream::Options options_;
+  bool rerun_ = false;
+  std::unique_ptr<BatchSource> source_;  // the service's job, then the CPU rerun
+};
+
+// Hands the stream's batches to the sink on this thread; stops on an interrupt or when the sink
+// says so. Raises the stream's error.
+JoinStats drain(BatchSource& source, PairSink& sink) {
+  StreamBatch batch;
+  for (;;) {
+    const BatchSource::Next next = source.next(&batch, std::chrono::milliseconds(50));
+    if (next == BatchSource::Next::End) break;
+    if (next == BatchSource::Next::Timeout) {
+      if (!sink.keep_going()) source.stop();
+      continue;
+    }
+    const PairBatch pairs{batch.left, batch.right, batch.distance, batch.size};
+    if (!sink.consume(pairs)) source.stop();
+  }
+  if (source.error()) std::rethrow_exception(source.error());
+  return source.stats();
 }
 
 }  // namespace
 
 bool InterruptibleSink::keep_going() { return !interrupt_pending(); }
 
-namespace {
-
-// Hands the service job's batches to the sink on this thread; stops on an interrupt or when the
-// sink says so.
-JoinStats drain_service_job(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                            std::optional<JoinWork> work, PairSink& sink, std::string* note) {
-  PairStream::Options options = stream_options();
-  options.keep_distance = true;
-  std::unique_ptr<BatchSource> source =
-      submit_to_service(left, right, spec, options, std::move(work));
-  StreamBatch batch;
-  for (;;) {
-    const BatchSource::Next next = source->next(&batch, std::chrono::milliseconds(50));
-    if (next == BatchSource::Next::End) break;
-    if (next == BatchSource::Next::Timeout) {
-      if (!sink.keep_going()) source->stop();
-      continue;
-    }
-    const PairBatch pairs{batch.left, batch.right, batch.distance, batch.size};
-    if (!sink.consume(pairs)) source->stop();
-  }
-  if (source->error()) std::rethrow_exception(source->error());
-  *note = source->fallback_note();
-  return source->stats();
-}
-
-}  // namespace
-
 JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      PairSink& sink) {
-  std::string note;
-  std::optional<JoinWork> work;
-  if (route_join(left, right, spec, &note, &work) == Device::Gpu) {
-    JoinStats stats = drain_service_job(left, right, spec, std::move(work), sink, &note);
-    report_join(stats, note);
-    return stats;
-  }
-  if (!note.empty()) notice(note.c_str());
-  const CpuThreadLease threads(spec.threads);
-  JoinStats stats = run_join(left, right, on_leased_cpu(spec, threads), sink);
-  report_join(stats, std::string());
-  return stats;
+  return dispatch_and_wait(
+      left, right, spec,
+      [&](std::optional<JoinWork> work) {
+        PairStream::Options options = stream_options();
+        options.keep_distance = true;
+        ServiceStreamWithFallback source(left, right, spec, std::move(options), std::move(work));
+        JoinStats stats = drain(source, sink);
+        report_join(stats, source.fallback_note());
+        return stats;
+      },
+      [&](const JoinSpec& cpu_spec) {
+        JoinStats stats = run_join(left, right, cpu_spec, sink);
+        report_join(stats, std::string());
+        return stats;
+      });
 }
-
-bool interrupt_pending() { return QueryCancelPending || ProcDiePending; }
 
 PairStream::Options stream_options() {
   PairStream::Options options;
-  options.cpu_fallback = gpu_error_setting == GPU_ERROR_FALLBACK;
   options.interrupted = interrupt_pending;
   return options;
 }
 
+std::unique_ptr<BatchSource> start_join(const PointSet& left, const PointSet* right,
+                                        const JoinSpec& spec, PairStream::Options options) {
+  return dispatch(
+      left, right, spec,
+      [&](std::optional<JoinWork> work) -> std::unique_ptr<BatchSource> {
+        return std::make_unique<ServiceStreamWithFallback>(left, right, spec, options,
+                                                           std::move(work));
+      },
+      [&](std::string note) -> std::unique_ptr<BatchSource> {
+        return std::make_unique<LocalStream>(left, right, spec, options, std::move(note));
+      });
+}
+
 void report_join(const JoinStats& stats, const std::string& fallback_note) {
-  if (!fallback_note.empty()) notice(fallback_note.c_str());
+  report_note(fallback_note);
   if (explain_setting) {
     char line[1024];
     describe_join(stats, line, sizeof line);
-    notice(line);
+    report_note(line);
   }
-}
-
-void raise_if_interrupted(bool stopped) {
-  if (!stopped) return;
-  CHECK_FOR_INTERRUPTS();
-  if (interrupt_pending())
-    ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("canceling statement")));
 }
 
 void describe_join(const JoinStats& stats, char* buffer, size_t size) {

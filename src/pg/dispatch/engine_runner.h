@@ -1,15 +1,18 @@
-// Running the engine from a backend: interrupts, GPU fallback and the explain NOTICE in one place,
-// shared by similarity_join() and the custom scan.
+// Joins from a backend through the dispatch layer (pg/dispatch/dispatch.h): into a sink
+// (similarity_join()) or as a stream of batches (the custom scan), with interrupts, the GPU
+// fallback and the explain NOTICE.
 #pragma once
 
 extern "C" {
 #include "postgres.h"
 }
 
+#include <memory>
 #include <string>
 
 #include "engine/engine.h"
 #include "engine/parallel/pair_stream.h"
+#include "pg/dispatch/interrupts.h"
 
 namespace simjoin::pg {
 
@@ -21,30 +24,29 @@ class InterruptibleSink : public PairSink {
   bool keep_going() override;
 };
 
-// Runs run_join with the device chosen by simjoin.device; on a GPU failure reruns on the CPU with
-// a NOTICE or raises, as simjoin.gpu_error says (a GPU failure after the sink took pairs always
-// raises). Emits the simjoin.explain NOTICE. Must be called inside cpp_guard. After a stop caused
-// by an interrupt, the caller must leave C++ and call CHECK_FOR_INTERRUPTS() (see
-// raise_if_interrupted).
+// Runs the join where simjoin.device routes it (the GPU service or this backend's CPU engine),
+// into the sink on this thread; on a GPU failure reruns on the CPU with a NOTICE or raises, as
+// simjoin.gpu_error says (a GPU failure after the sink took pairs always raises). Emits the
+// simjoin.explain NOTICE. Must be called inside cpp_guard. After a stop caused by an interrupt,
+// the caller must leave C++ and call CHECK_FOR_INTERRUPTS() (see raise_if_interrupted).
 JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      PairSink& sink);
 
-// Whether a query cancel, statement_timeout or backend termination is pending. Reads plain
-// volatile flags only: safe on any thread, never raises.
-bool interrupt_pending();
-
-// Options for running the engine on a producer thread (PairStream) from a backend: the GPU
-// fallback as simjoin.gpu_error says, stopping when interrupt_pending(). The producer never calls
-// PostgreSQL; report_join() emits its NOTICEs on the backend's thread afterwards.
+// Options for a stream from a backend (start_join): stopping when interrupt_pending(). The
+// producer never calls PostgreSQL; report_join() emits the NOTICEs on the backend's thread
+// afterwards.
 PairStream::Options stream_options();
+
+// The join's result as a stream, routed as run_engine routes it: a job of the service (falling
+// back as run_engine does, before its first batch) or a PairStream on this backend's CPU engine.
+// Its fallback_note() (the route's or the failure's) is reported with the stats (report_join).
+// The point sets' coordinates must outlive the stream. Inside cpp_guard.
+std::unique_ptr<BatchSource> start_join(const PointSet& left, const PointSet* right,
+                                        const JoinSpec& spec, PairStream::Options options);
 
 // The NOTICEs of a finished join: the GPU fallback message (if any) and the simjoin.explain line.
 // Inside cpp_guard (it uses pg_call).
 void report_join(const JoinStats& stats, const std::string& fallback_note);
-
-// Called in plain C context (no C++ frames with destructors below) after a join stopped early:
-// processes the pending cancel/timeout; raises "canceling statement" if nothing else did.
-void raise_if_interrupted(bool stopped);
 
 // One line describing a finished join for NOTICE / EXPLAIN ANALYZE ("device=cpu algorithm=grid
 // k=2 batches=3 candidates=... pairs=... time: plan 0.001 s, ..."); machine details only when

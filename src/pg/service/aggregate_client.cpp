@@ -3,12 +3,13 @@
 #include "pg/service/aggregate_client.h"
 
 #include <cstring>
+#include <string>
 
-#include "pg/dispatch/engine_runner.h"
+#include "pg/dispatch/interrupts.h"
 #include "pg/pg_guard.h"
 #include "pg/service/aggregate_job.h"
+#include "pg/service/client.h"
 #include "pg/service/job_handle.h"
-#include "pg/settings.h"
 
 namespace simjoin::pg {
 
@@ -84,24 +85,16 @@ class AggregateJobRun {
   JobHeader* job_ = nullptr;
 };
 
-// The failure's outcome: an ERROR, or (gpu_error = fallback) nullopt and the fallback note.
-void fall_back_or_raise(const std::string& message, std::string* note) {
-  if (gpu_error_setting != GPU_ERROR_FALLBACK) throw Error(job_error_message(message));
-  *note = job_fallback_note(message);
-}
-
 // Waits for the run: `read(aggregate)` once done, `stopped` (a result marked stopped) after an
-// interrupt, nullopt after a failure with the fallback.
+// interrupt; a failure throws ServiceJobFailure (no pair reached a consumer: the job is whole).
 template <typename Result, typename Read>
-std::optional<Result> await_result(AggregateJobRun& run, std::string* note, Result stopped,
-                                   Read read) {
+Result await_result(AggregateJobRun& run, Result stopped, Read read) {
   std::string message;
   switch (run.wait(&message)) {
     case Outcome::Stopped:
       return stopped;
     case Outcome::Failed:
-      fall_back_or_raise(message, note);
-      return std::nullopt;
+      throw ServiceJobFailure(message, true);
     case Outcome::Done:
       break;
   }
@@ -110,13 +103,10 @@ std::optional<Result> await_result(AggregateJobRun& run, std::string* note, Resu
 
 }  // namespace
 
-std::optional<NeighbourStats> neighbour_stats_on_service(const PointSet& left,
-                                                         const PointSet* right,
-                                                         const JoinSpec& spec, StatsSide side,
-                                                         const std::uint64_t* partner_ranks,
-                                                         StatsFields fields,
-                                                         std::optional<JoinWork> work,
-                                                         std::string* note) {
+NeighbourStats neighbour_stats_on_service(const PointSet& left, const PointSet* right,
+                                          const JoinSpec& spec, StatsSide side,
+                                          const std::uint64_t* partner_ranks, StatsFields fields,
+                                          std::optional<JoinWork> work) {
   if (fields != StatsFields::All) partner_ranks = nullptr;  // only the nearest partner reads them
   const bool left_side = right == nullptr || side == StatsSide::Left;
   const std::uint64_t points = left_side ? left.n : right->n;
@@ -125,7 +115,7 @@ std::optional<NeighbourStats> neighbour_stats_on_service(const PointSet& left,
                       0, side, fields, std::move(work));
   NeighbourStats stopped;
   stopped.join.stopped = true;
-  return await_result(run, note, std::move(stopped), [&run](const AggregateJob& aggregate) {
+  return await_result(run, std::move(stopped), [&run](const AggregateJob& aggregate) {
     NeighbourStats result;
     if (aggregate.fields != StatsFields::PairsOnly)
       result.count = run.array<std::uint64_t, FilledVector<std::uint64_t>>(aggregate.count_offset);
@@ -140,14 +130,13 @@ std::optional<NeighbourStats> neighbour_stats_on_service(const PointSet& left,
   });
 }
 
-std::optional<DbscanResult> dbscan_on_service(const PointSet& points, const JoinSpec& spec,
-                                              std::uint64_t min_points,
-                                              std::optional<JoinWork> work, std::string* note) {
+DbscanResult dbscan_on_service(const PointSet& points, const JoinSpec& spec,
+                               std::uint64_t min_points, std::optional<JoinWork> work) {
   AggregateJobRun run(JobKind::Dbscan, points, nullptr, spec, points.n, nullptr, 0, min_points,
                       StatsSide::Left, StatsFields::All, std::move(work));
   DbscanResult stopped;
   stopped.linking.stopped = true;
-  return await_result(run, note, std::move(stopped), [&run](const AggregateJob& aggregate) {
+  return await_result(run, std::move(stopped), [&run](const AggregateJob& aggregate) {
     DbscanResult result;
     result.cluster = run.array<std::int64_t>(aggregate.cluster_offset);
     result.kind = run.array<PointKind>(aggregate.kind_offset);

@@ -8,7 +8,6 @@ extern "C" {
 
 #include <cstdint>
 #include <optional>
-#include <string>
 
 #include "engine/aggregates/dbscan.h"
 #include "engine/aggregates/neighbour_stats.h"
@@ -19,20 +18,15 @@ namespace simjoin::pg {
 // Runs the aggregate as a job of the service and waits for it, interruptibly: a pending query
 // cancel, statement_timeout or termination withdraws the job and returns a result marked stopped
 // (NeighbourStats::join.stopped, DbscanResult::linking.stopped) for the caller to discard. A
-// failure of the service raises, or with simjoin.gpu_error = fallback returns nullopt with *note
-// saying why: the caller reruns the aggregate on this backend's CPU engine. Points built in shared
-// memory (pg/service/shared_points.h) are read there; others, and the ranks, are copied into the job.
-// `fields`: the arrays the job computes and returns (engine/aggregates/neighbour_stats.h).
-// `work`: the sampled work route_join weighed (estimated here when absent). Inside cpp_guard.
-std::optional<NeighbourStats> neighbour_stats_on_service(const PointSet& left,
-                                                         const PointSet* right,
-                                                         const JoinSpec& spec, StatsSide side,
-                                                         const std::uint64_t* partner_ranks,
-                                                         StatsFields fields,
-                                                         std::optional<JoinWork> work,
-                                                         std::string* note);
-std::optional<DbscanResult> dbscan_on_service(const PointSet& points, const JoinSpec& spec,
-                                              std::uint64_t min_points,
-                                              std::optional<JoinWork> work, std::string* note);
+// failure of the service throws ServiceJobFailure (pg/service/client.h). Points built in shared
+// memory (pg/service/shared_points.h) are read there; others, and the ranks, are copied into the
+// job. `fields`: the arrays the job computes and returns (engine/aggregates/neighbour_stats.h).
+// `work`: the sampled work the route weighed (estimated here when absent). Inside cpp_guard.
+NeighbourStats neighbour_stats_on_service(const PointSet& left, const PointSet* right,
+                                          const JoinSpec& spec, StatsSide side,
+                                          const std::uint64_t* partner_ranks, StatsFields fields,
+                                          std::optional<JoinWork> work);
+DbscanResult dbscan_on_service(const PointSet& points, const JoinSpec& spec,
+                               std::uint64_t min_points, std::optional<JoinWork> work);
 
 }  // namespace simjoin::pg

@@ -1,5 +1,5 @@
-// A backend's side of the GPU service (pg/service/client.h): the route of a join and the stream that
-// reads its job's ring. The job (pg/service/job_handle.h) is left by the stream's stop() (the custom
+// A backend's side of the GPU service (pg/service/client.h): the stream that reads a join job's
+// ring. The job (pg/service/job_handle.h) is left by the stream's stop() (the custom
 // scan's memory-context callback or a C++ scope runs it on ERROR); at backend exit the segment's
 // detach callback withdraws it.
 #include "pg/service/client.h"
@@ -13,12 +13,8 @@ extern "C" {
 #include "utils/wait_event.h"
 }
 
-#include <cmath>
+#include <algorithm>
 
-#include "engine/choice/device_choice.h"
-#include "engine/join_backend.h"
-#include "pg/dispatch/cpu_thread_cap.h"
-#include "pg/dispatch/engine_runner.h"
 #include "pg/pg_guard.h"
 #include "pg/service/job.h"
 #include "pg/service/job_handle.h"
@@ -30,28 +26,6 @@ namespace simjoin::pg {
 namespace {
 
 constexpr std::uint32_t kRingSlots = 4;
-
-// The join on this backend's CPU engine, on threads leased from the cluster-wide cap; reports the
-// route's note (simjoin.device = gpu without a service) as its fallback note.
-class LocalStream : public BatchSource {
- public:
-  LocalStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-              PairStream::Options options, std::string note)
-      : lease_(spec.threads), stream_(left, right, on_leased_cpu(spec, lease_), std::move(options)),
-        note_(std::move(note)) {}
-  Next next(StreamBatch* batch, std::chrono::milliseconds timeout) override {
-    return stream_.next(batch, timeout);
-  }
-  void stop() noexcept override { stream_.stop(); }
-  const JoinStats& stats() const override { return stream_.stats(); }
-  std::exception_ptr error() const override { return stream_.error(); }
-  const std::string& fallback_note() const override { return note_; }
-
- private:
-  CpuThreadLease lease_;  // declared before the stream: returned after its threads ended
-  PairStream stream_;
-  std::string note_;
-};
 
 class ServiceStream : public BatchSource {
  public:
@@ -65,7 +39,6 @@ class ServiceStream : public BatchSource {
   ~ServiceStream() override { stop(); }
 
   Next next(StreamBatch* batch, std::chrono::milliseconds timeout) override {
-    if (local_) return local_->next(batch, timeout);
     if (!job_) return Next::End;
     release_current();
     const TimestampTz deadline = GetCurrentTimestamp() + timeout.count() * 1000;
@@ -93,16 +66,15 @@ class ServiceStream : public BatchSource {
   }
 
   void stop() noexcept override {
-    if (local_) local_->stop();
     if (job_) {
       stats_.stopped = job_->finished.load() == 0;
       leave_job();
     }
   }
 
-  const JoinStats& stats() const override { return local_ ? local_->stats() : stats_; }
-  std::exception_ptr error() const override { return local_ ? local_->error() : error_; }
-  const std::string& fallback_note() const override { return note_; }
+  const JoinStats& stats() const override { return stats_; }
+  std::exception_ptr error() const override { return error_; }
+  const std::string& fallback_note() const override { return no_note_; }
 
  private:
   void create_job() {
@@ -145,12 +117,7 @@ class ServiceStream : public BatchSource {
     const std::string message = handle_.failure();
     const bool before_pairs = delivered_ == 0 && (job_->finished.load() != 2 || job_->failed_before_pairs);
     leave_job();
-    if (options_.cpu_fallback && before_pairs) {
-      note_ = job_fallback_note(message);
-      local_ = std::make_unique<LocalStream>(left_, has_right_ ? &right_ : nullptr, spec_, options_, note_);
-      return Next::Timeout;  // the caller asks again: the CPU engine's batches follow
-    }
-    error_ = std::make_exception_ptr(Error(job_error_message(message)));
+    error_ = std::make_exception_ptr(ServiceJobFailure(message, before_pairs));
     return Next::End;
   }
 
@@ -170,7 +137,7 @@ class ServiceStream : public BatchSource {
   PointSet right_;
   bool has_right_ = false;
   JoinSpec spec_;
-  std::optional<JoinWork> work_;  // the sampled work, when route_join estimated it
+  std::optional<JoinWork> work_;  // the sampled work, when the route estimated it
   ServiceJobHandle handle_;
   JobHeader* job_ = nullptr;  // the handle's, while in the job
   std::uint64_t tail_ = 0;
@@ -178,11 +145,14 @@ class ServiceStream : public BatchSource {
   std::uint64_t delivered_ = 0;
   JoinStats stats_;
   std::exception_ptr error_;
-  std::string note_;
-  std::unique_ptr<BatchSource> local_;  // the CPU rerun after a failure before the first pair
+  const std::string no_note_;  // the dispatch layer reports a fallback
 };
 
 }  // namespace
+
+ServiceJobFailure::ServiceJobFailure(const std::string& failure, bool before_pairs)
+    : Error(job_error_message(failure)), before_pairs_(before_pairs),
+      fallback_note_(job_fallback_note(failure)) {}
 
 bool service_ready(std::string* why) {
   ServiceShared* shared = service_shared();
@@ -207,42 +177,10 @@ bool service_ready(std::string* why) {
   }
 }
 
-Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                  std::string* note, std::optional<JoinWork>* work) {
-  std::string why;
-  switch (spec.device) {
-    case Device::Cpu:
-      return Device::Cpu;
-    case Device::Gpu:
-      if (service_ready(&why)) return Device::Gpu;
-      if (gpu_error_setting == GPU_ERROR_ERROR)
-        throw Error("simjoin.device is 'gpu' but " + why);
-      *note = "simjoin.device is 'gpu' but " + why + "; running the join on the CPU";
-      return Device::Cpu;
-    case Device::Auto:
-    default: {
-      // The SZL is not on the GPU yet (the service's backend would run it on its CPU).
-      if (spec.algorithm == Algorithm::Szl) return Device::Cpu;
-      const bool gpu = service_ready(nullptr) &&
-                       auto_prefers_gpu(left, right, spec, cpu_threads_free(spec.threads), work);
-      return gpu ? Device::Gpu : Device::Cpu;
-    }
-  }
-}
-
 std::unique_ptr<BatchSource> submit_to_service(const PointSet& left, const PointSet* right,
                                                const JoinSpec& spec, PairStream::Options options,
                                                std::optional<JoinWork> work) {
   return std::make_unique<ServiceStream>(left, right, spec, std::move(options), std::move(work));
-}
-
-std::unique_ptr<BatchSource> start_join(const PointSet& left, const PointSet* right,
-                                        const JoinSpec& spec, PairStream::Options options) {
-  std::string note;
-  std::optional<JoinWork> work;
-  if (route_join(left, right, spec, &note, &work) == Device::Gpu)
-    return submit_to_service(left, right, spec, std::move(options), std::move(work));
-  return std::make_unique<LocalStream>(left, right, spec, std::move(options), std::move(note));
 }
 
 }  // namespace simjoin::pg

@@ -13,7 +13,7 @@
 //   pg/scan/explain.cpp  EXPLAIN
 #pragma once
 
-#include "pg/dispatch/estimates_record.h"
+#include "pg/service/estimates_record.h"
 #include "pg/scan/internal.h"
 
 #include "engine/parallel/pair_stream.h"

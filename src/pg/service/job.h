@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "engine/types.h"
-#include "pg/dispatch/estimates_record.h"
+#include "pg/service/estimates_record.h"
 
 namespace simjoin::pg {
 

@@ -193,11 +193,11 @@ class ChunkParser {
       Chunk* chunk = nullptr;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        // In slices: the process's abandonment of its threads (a FATAL exit) wakes nobody.
-        while (!work_.wait_for(lock, kInterruptPoll, [&] {
-          return stop_ || threads_abandoned() || (chunk = claim()) != nullptr;
-        })) {
-        }
+        // A chunk claimed once: the predicate is asked again after the wait.
+        wait_unless_abandoned(work_, lock, [&] {
+          if (!chunk && !threads_abandoned()) chunk = claim();
+          return stop_ || chunk != nullptr;
+        }, kInterruptPoll);
         if (!chunk) return;
       }
       parse(*chunk);

@@ -1,3 +1,23 @@
+// The SimilarityJoin custom scan's executor callbacks: both children read first, the engine's
+// pairs streamed into scan tuples (the design below; its parts, one file each, in state.h).
+#include "pg/scan/form_state.h"
+#include "pg/scan/plan_info.h"
+
+#include "pg/pg_guard.h"
+
+extern "C" {
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "utils/memutils.h"
+}
+
+#include <cmath>
+
+namespace simjoin::pg::cs {
+
 // The SimilarityJoin custom scan's executor.
 //
 // Both children are read completely first (the engine needs every point): their tuples are kept
@@ -42,23 +62,6 @@
 // an ERROR anywhere leaves no C++ object behind but the stream, which the callback destroys.
 //
 // The executor's parts, one file each, are listed in pg/scan/state.h.
-#include "pg/scan/form_state.h"
-#include "pg/scan/plan_info.h"
-
-#include "pg/pg_guard.h"
-
-extern "C" {
-#include "executor/executor.h"
-#include "miscadmin.h"
-#include "nodes/extensible.h"
-#include "nodes/nodeFuncs.h"
-#include "optimizer/clauses.h"
-#include "utils/memutils.h"
-}
-
-#include <cmath>
-
-namespace simjoin::pg::cs {
 
 namespace {
 

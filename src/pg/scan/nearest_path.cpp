@@ -1,6 +1,28 @@
 // The nearest row of the other side within the bound, per outer row, as the engine computes it:
 //   SELECT DISTINCT ON (a.k) a.k, b.k, a.v <-> b.v AS d FROM a JOIN b ON a.v <-> b.v <= eps
 //   ORDER BY a.k, a.v <-> b.v [, b.k ...]
+#include "pg/pg_guard.h"
+#include "pg/scan/plan_info.h"
+
+extern "C" {
+#include "catalog/pg_type_d.h"
+#include "access/stratnum.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "optimizer/tlist.h"
+#include "utils/memutils.h"
+#include "utils/selfuncs.h"
+#include "utils/typcache.h"
+}
+
+#include <cmath>
+
+namespace simjoin::pg::cs {
+
 // PostgreSQL's own plan produces every pair, sorts all of them by (a.k, d, b.k) and keeps the
 // first of each a.k. Here the SimilarityJoin runs in a "nearest" mode (pg/scan/nearest.cpp):
 // the engine's pairs are folded per outer point, keeping only the partner with the smallest
@@ -37,27 +59,6 @@
 //   PostgreSQL's answer: the first row of the key over all pairs is the nearest pair of one of
 //   its outer rows. Pairs with rows the engine cannot represent (wild rows) are all handed out,
 //   checked with the clause by the operator, and take part in that sort.
-#include "pg/pg_guard.h"
-#include "pg/scan/plan_info.h"
-
-extern "C" {
-#include "catalog/pg_type_d.h"
-#include "access/stratnum.h"
-#include "nodes/nodeFuncs.h"
-#include "optimizer/cost.h"
-#include "optimizer/optimizer.h"
-#include "optimizer/pathnode.h"
-#include "optimizer/paths.h"
-#include "optimizer/planner.h"
-#include "optimizer/tlist.h"
-#include "utils/memutils.h"
-#include "utils/selfuncs.h"
-#include "utils/typcache.h"
-}
-
-#include <cmath>
-
-namespace simjoin::pg::cs {
 
 namespace {
 

@@ -1,21 +1,5 @@
-// The SimilarityJoin's output grouped by outer row, in the outer input's order: a second path
-// (pg/scan/join_path.cpp) on an outer input path with pathkeys the query can use (an index scan on
-// the GROUP BY, DISTINCT ON or ORDER BY column) declares that input's pathkeys, as a nested loop
-// does, so that a GroupAggregate, a Unique or a merge join above needs no sort and no hash table.
-//
-// The engine reports pairs in no order. An ordered scan first takes all of the engine's pairs
-// (8 bytes each: the two points), groups them by outer point (group_pairs_by_left: a counting
-// sort, O(pairs + points), 4 more bytes a pair; the outer points are in the outer rows' order)
-// and then hands out, for outer row 0, 1, ... in the order the outer child returned them, that
-// row's candidates: its engine pairs and its pairs with the inner
-// side's wild rows, or, for a wild outer row, every inner row. After a row's candidates a LEFT
-// join emits the row null-extended when none matched, an anti-join the row itself
-// (next_unmatched_row, bounded by unmatched_end); a semi-join emits the row at its first match.
-// The clauses are checked on each candidate as in the unordered scan (pg/scan/pairs.cpp).
-// The planner offers the path only where the pairs it expects fit in hash_mem, and prices
-// taking them all before the first row (ordered_output_cost). Where more come (an estimate too
-// low, a generic plan's eps), the pairs go to a tuplesort of 8-byte keys (outer row, inner point)
-// bounded by hash_mem, which spills to disk, and each row's pairs are read back from it in turn.
+// The SimilarityJoin's output grouped by outer row, in the outer input's order: the path that
+// declares the outer input's pathkeys and the executor's grouping of pairs (the design below).
 #include "pg/scan/form_state.h"
 #include "pg/scan/plan_info.h"
 #include "pg/scan/state.h"
@@ -37,6 +21,25 @@ extern "C" {
 }
 
 namespace simjoin::pg::cs {
+
+// The SimilarityJoin's output grouped by outer row, in the outer input's order: a second path
+// (pg/scan/join_path.cpp) on an outer input path with pathkeys the query can use (an index scan on
+// the GROUP BY, DISTINCT ON or ORDER BY column) declares that input's pathkeys, as a nested loop
+// does, so that a GroupAggregate, a Unique or a merge join above needs no sort and no hash table.
+//
+// The engine reports pairs in no order. An ordered scan first takes all of the engine's pairs
+// (8 bytes each: the two points), groups them by outer point (group_pairs_by_left: a counting
+// sort, O(pairs + points), 4 more bytes a pair; the outer points are in the outer rows' order)
+// and then hands out, for outer row 0, 1, ... in the order the outer child returned them, that
+// row's candidates: its engine pairs and its pairs with the inner
+// side's wild rows, or, for a wild outer row, every inner row. After a row's candidates a LEFT
+// join emits the row null-extended when none matched, an anti-join the row itself
+// (next_unmatched_row, bounded by unmatched_end); a semi-join emits the row at its first match.
+// The clauses are checked on each candidate as in the unordered scan (pg/scan/pairs.cpp).
+// The planner offers the path only where the pairs it expects fit in hash_mem, and prices
+// taking them all before the first row (ordered_output_cost). Where more come (an estimate too
+// low, a generic plan's eps), the pairs go to a tuplesort of 8-byte keys (outer row, inner point)
+// bounded by hash_mem, which spills to disk, and each row's pairs are read back from it in turn.
 
 namespace {
 

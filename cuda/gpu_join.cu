@@ -32,6 +32,7 @@
 #include "producer_join.cuh"
 #include "szl_device_index.cuh"
 #include "szl_join_kernel.cuh"
+#include "tensor_join_kernel.cuh"
 
 namespace simjoin::gpu {
 
@@ -65,6 +66,8 @@ Tuning& tuning() {
     if (const char* zsort = std::getenv("SIMJOIN_GPU_ZSORT"); zsort && *zsort)
       defaults.szl_compare_sort = std::string(zsort) == "compare";
     defaults.szl_curve_copies = env_size("SIMJOIN_GPU_SZL_COPIES", 1, true) != 0;
+    if (const char* tensor = std::getenv("SIMJOIN_GPU_TENSOR"); tensor && *tensor)
+      defaults.tensor = tensor[0] == '0' ? 0 : tensor[0] == '1' ? 1 : -1;
     return defaults;
   }();
   return knobs;
@@ -170,9 +173,41 @@ void finish_join(const PairProducer& producer, const ProducerConsumer* consume,
   stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &ids), sink, stats);
 }
 
+// Whether a brute-force join runs on tensor cores (tensor_join_kernel.cuh): Euclidean distance
+// (cosine arrives as unit vectors) from kTensorMinDim dimensions, or as the tuning says.
+constexpr std::size_t kTensorMinDim = 16;
+bool use_tensor_cores(Metric metric, std::size_t dim) {
+  if (metric != Metric::Euclidean || dim == 0 || tuning().tensor == 0) return false;
+  return tuning().tensor == 1 || dim >= kTensorMinDim;
+}
+
+void run_tensor_brute_force(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                            double bound, PairSink& sink, JoinStats& stats, PhaseClock& timer,
+                            const ProducerConsumer* consume) {
+  stats.algorithm = "gpu-brute-force-tensor";
+  const DeviceBuffer<double> left_coords = upload(left);
+  const DeviceBuffer<double> right_coords = right ? upload(*right) : DeviceBuffer<double>();
+  const int dim = static_cast<int>(left.dim);
+  const auto n_left = static_cast<std::uint32_t>(left.n);
+  const auto n_right = static_cast<std::uint32_t>(right ? right->n : 0);
+  const double* right_data = right ? right_coords.data() : nullptr;
+  CudaStream stream;
+  const TensorInputs inputs = make_tensor_inputs(left_coords.data(), n_left, right_data, n_right,
+                                                 dim, bound, tuning().float_margin, stream.get());
+  timer.mark("upload");
+  if (stop_requested(sink, stats)) return;  // cancel between phases too
+  const TensorJoinProducer producer(
+      tensor_join_args(inputs, left_coords.data(), n_left, right_data, n_right, dim, bound));
+  finish_join(producer, consume, right, spec, [&] { return finite_ids(left); }, sink, stats);
+}
+
 void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      double bound, PairSink& sink, JoinStats& stats, PhaseClock& timer,
                      const ProducerConsumer* consume) {
+  if (use_tensor_cores(spec.metric, left.dim)) {
+    run_tensor_brute_force(left, right, spec, bound, sink, stats, timer, consume);
+    return;
+  }
   stats.algorithm = "gpu-brute-force";
   const DeviceBuffer<double> left_coords = upload(left);
   const DeviceBuffer<double> right_coords = right ? upload(*right) : DeviceBuffer<double>();

@@ -2,7 +2,7 @@
 // benchmarks; the defaults can be set by the environment variables SIMJOIN_GPU_BATCH_PAIRS,
 // SIMJOIN_GPU_STREAMS, SIMJOIN_GPU_DIRECT_PAIRS, SIMJOIN_GPU_HOST_CHUNK_PAIRS,
 // SIMJOIN_GPU_FLOAT_FILTER, SIMJOIN_GPU_TILES, SIMJOIN_GPU_INPUT_BYTES, SIMJOIN_GPU_ZSORT and
-// SIMJOIN_GPU_SZL_COPIES (read on first use). Not synchronized: set them before joins start.
+// SIMJOIN_GPU_SZL_COPIES and SIMJOIN_GPU_TENSOR (read on first use). Not synchronized: set them before joins start.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +20,8 @@ struct Tuning {
   // Pairs per pinned chunk when the direct result is copied to the host.
   std::size_t host_chunk_pairs = std::size_t(1) << 18;
   // The float32 prefilter (float_filter.cuh): false computes every candidate in double
-  // (SIMJOIN_GPU_FLOAT_FILTER=0); float_margin scales its error bound (1 = proven; tests only).
+  // (SIMJOIN_GPU_FLOAT_FILTER=0); float_margin scales its error bound and the tensor-core
+  // filter's (tensor_filter.cuh) (1 = proven; tests only).
   bool float_filter = true;
   double float_margin = 1.0;
   // Grid kernel: -1 chooses by cell occupancy, 0 forces one query per thread, 1 the tiled kernel
@@ -35,6 +36,9 @@ struct Tuning {
   // SZL walk: read the build points from per-curve copies in curve order where they fit (false:
   // through the ids; SIMJOIN_GPU_SZL_COPIES=0).
   bool szl_curve_copies = true;
+  // Brute force on tensor cores (tensor_join_kernel.cuh): -1 for Euclidean joins from 16
+  // dimensions, 0 never, 1 for every Euclidean join (SIMJOIN_GPU_TENSOR).
+  int tensor = -1;
   // Device aggregates (fold_pass.cuh): queries per launch of a fold pass; 0 adapts it to about
   // 0.1 s a launch (tests set a few hundred to force many launches).
   std::uint32_t fold_launch_queries = 0;

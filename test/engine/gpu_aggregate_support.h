@@ -27,6 +27,7 @@ inline Points with_hot_spot(std::size_t n, double x, double y, unsigned seed) {
 
 // Every producer the device aggregates run over: kGpuKernels and the SZL join.
 inline constexpr GpuKernel kAggregateKernels[] = {kGpuKernels[0], kGpuKernels[1], kGpuKernels[2],
-                                                  {Algorithm::Szl, -1, "gpu-szl"}};
+                                                  kGpuKernels[3],
+                                                  {Algorithm::Szl, -1, 0, "gpu-szl"}};
 
 }  // namespace simjoin::testing

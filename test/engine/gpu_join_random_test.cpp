@@ -28,8 +28,7 @@ TEST_P(GpuRandomJoin, GridAndBruteForceMatchOracle) {
     JoinSpec spec = gpu_spec(in.eps, in.metric, in.mode, kernel.algorithm);
     spec.batch_pairs = seed % 3 == 0 ? 7 : 1000;
     const JoinStats stats = expect_matches_oracle(in.left, in.right_input(), spec);
-    EXPECT_EQ(stats.algorithm,
-              kernel.name + std::string(in.metric == Metric::Cosine ? " on unit vectors" : ""));
+    EXPECT_EQ(stats.algorithm, kernel.algorithm_for(in.metric));
     EXPECT_EQ(stats.device.rfind("gpu: ", 0), 0u) << stats.device;
     EXPECT_FALSE(stats.stopped);
     if (kernel.algorithm == Algorithm::Grid) {

@@ -56,15 +56,28 @@ class GpuTuningGuard {
 };
 
 // The GPU join kernels a test runs in turn: the grid with one query per thread, the grid with
-// tiles of candidates in shared memory, brute force (with its GpuTuningGuard set up by use()).
+// tiles of candidates in shared memory, brute force, and brute force on tensor cores wherever
+// the metric is Euclidean (the scalar kernel for the others; with its GpuTuningGuard set up by
+// use()).
 struct GpuKernel {
   Algorithm algorithm;
   int grid_tiles;        // gpu::Tuning::grid_tiles
-  const char* name;      // JoinStats::algorithm
-  void use() const { gpu::tuning().grid_tiles = grid_tiles; }
+  int tensor;            // gpu::Tuning::tensor
+  const char* name;      // JoinStats::algorithm (a prefix of it with the tensor cores)
+  void use() const {
+    gpu::tuning().grid_tiles = grid_tiles;
+    gpu::tuning().tensor = tensor;
+  }
+  // The JoinStats::algorithm of a join in `metric` (cosine joins run on unit vectors).
+  std::string algorithm_for(Metric metric) const {
+    const bool euclidean = metric == Metric::Euclidean || metric == Metric::Cosine;
+    std::string ran = tensor == 1 && euclidean ? "gpu-brute-force-tensor" : name;
+    return metric == Metric::Cosine ? ran + " on unit vectors" : ran;
+  }
 };
-inline constexpr GpuKernel kGpuKernels[] = {{Algorithm::Grid, 0, "gpu-grid"},
-                                            {Algorithm::Grid, 1, "gpu-grid-tiled"},
-                                            {Algorithm::BruteForce, -1, "gpu-brute-force"}};
+inline constexpr GpuKernel kGpuKernels[] = {{Algorithm::Grid, 0, 0, "gpu-grid"},
+                                            {Algorithm::Grid, 1, 0, "gpu-grid-tiled"},
+                                            {Algorithm::BruteForce, -1, 0, "gpu-brute-force"},
+                                            {Algorithm::BruteForce, -1, 1, "gpu-brute-force"}};
 
 }  // namespace simjoin::testing

@@ -1,0 +1,233 @@
+// The FP16 copies of the points and the tensor-core filter's bound terms (see tensor_filter.cuh).
+#include "tensor_filter.cuh"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "cuda_check.h"
+
+namespace simjoin::gpu {
+namespace {
+
+constexpr int kRowsPerBlock = 256;  // rows one block of the column passes reads
+constexpr int kColumnThreads = 128;
+constexpr double kHalfUnit = 0x1p-11 + 0x1p-51;  // FP16 rounding plus the double shift's
+
+// Whether every coordinate of row i is finite (a row with NaN or infinity never matches).
+__device__ bool row_finite(const double* coords, std::uint64_t i, int dim) {
+  const double* p = coords + i * dim;
+  for (int j = 0; j < dim; ++j)
+    if (!isfinite(p[j])) return false;
+  return true;
+}
+
+// finite[i - first] for the block's rows [first, last), then a barrier.
+__device__ void mark_finite_rows(const double* coords, std::uint64_t first, std::uint64_t last,
+                                 int dim, bool* finite) {
+  for (std::uint64_t i = first + threadIdx.x; i < last; i += blockDim.x)
+    finite[i - first] = row_finite(coords, i, dim);
+  __syncthreads();
+}
+
+// Sums of the finite rows' coordinates, per dimension, and the number of finite rows.
+__global__ void column_sums(const double* coords, std::uint64_t n, int dim, double* sums,
+                            unsigned long long* finite_rows) {
+  const std::uint64_t first = std::uint64_t(blockIdx.x) * kRowsPerBlock;
+  const std::uint64_t last = min(first + kRowsPerBlock, n);
+  __shared__ bool finite[kRowsPerBlock];
+  mark_finite_rows(coords, first, last, dim, finite);
+  for (int j = threadIdx.x; j < dim; j += blockDim.x) {
+    double sum = 0.0;
+    for (std::uint64_t i = first; i < last; ++i)
+      if (finite[i - first]) sum += coords[i * dim + j];
+    atomicAdd(sums + j, sum);
+  }
+  if (threadIdx.x == 0) {
+    unsigned long long count = 0;
+    for (std::uint64_t i = first; i < last; ++i) count += finite[i - first];
+    atomicAdd(finite_rows, count);
+  }
+}
+
+// The largest |fl(x - c)| over the finite rows, as the bits of a non-negative double.
+__global__ void largest_offset(const double* coords, std::uint64_t n, int dim,
+                              const double* centre, unsigned long long* largest) {
+  const std::uint64_t first = std::uint64_t(blockIdx.x) * kRowsPerBlock;
+  const std::uint64_t last = min(first + kRowsPerBlock, n);
+  __shared__ bool finite[kRowsPerBlock];
+  mark_finite_rows(coords, first, last, dim, finite);
+  double mine = 0.0;
+  for (int j = threadIdx.x; j < dim; j += blockDim.x)
+    for (std::uint64_t i = first; i < last; ++i)
+      if (finite[i - first]) mine = fmax(mine, fabs(__dsub_rn(coords[i * dim + j], centre[j])));
+  atomicMax(largest, static_cast<unsigned long long>(__double_as_longlong(mine)));
+}
+
+struct HalfCopyArgs {
+  const double* coords;
+  std::uint64_t n, padded_rows;
+  int dim, padded_dim;
+  const double* centre;
+  double scale;       // a power of two
+  double half_reach;  // e / 2
+  double unit;        // relative rounding of a coordinate (0 without margin)
+  double floor;       // absolute rounding of the whole row, l2 (0 without margin)
+  double norms;       // per unit of |x~|^2: its double sum's and the float test's roundings
+  __half* out;
+  float *norm2, *reach, *norm, *slack;
+};
+
+// One warp per row: the FP16 row, |x~|^2 and the row's bound terms. Padding rows are zeros.
+__global__ void half_copy(HalfCopyArgs a) {
+  const std::uint64_t row = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x & 31;
+  if (row >= a.padded_rows) return;
+  const bool real = row < a.n;
+  bool finite = true;
+  if (real)
+    for (int j = lane; j < a.dim; j += 32) finite = finite && isfinite(a.coords[row * a.dim + j]);
+  finite = __all_sync(0xffffffffu, finite);
+  double norm2 = 0.0;
+  __half* out = a.out + row * a.padded_dim;
+  for (int j = lane; j < a.padded_dim; j += 32) {
+    __half h = __float2half_rn(0.0f);
+    if (real && finite && j < a.dim) {
+      const double shifted = __dmul_rn(__dsub_rn(a.coords[row * a.dim + j], a.centre[j]), a.scale);
+      h = __double2half(shifted);  // round to nearest
+      const double back = __half2float(h);
+      norm2 = fma(back, back, norm2);
+    }
+    out[j] = h;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1)
+    norm2 += __shfl_down_sync(0xffffffffu, norm2, offset);
+  if (lane != 0) return;
+  if (!real || !finite) {
+    const double nan = __longlong_as_double(0x7ff8000000000000LL);
+    a.norm2[row] = nan;
+    a.reach[row] = nan;
+    a.norm[row] = nan;
+    a.slack[row] = nan;
+    return;
+  }
+  // |x~| <= m; the exact scaled row x_s has |x_s| <= (m + floor) / (1 - unit), and
+  // |x~ - x_s| <= unit |x_s| + floor.
+  // The double sum of exact squares errs by at most (dim - 1) 2^-53 of itself.
+  const double m = __dmul_ru(__dsqrt_ru(norm2), 1.0 + (a.dim + 2) * 0x1p-53);
+  const double exact_norm = __ddiv_ru(__dadd_ru(m, a.floor), 1.0 - a.unit);
+  const double rounding = __dadd_ru(__dmul_ru(a.unit, exact_norm), a.floor);
+  a.norm2[row] = __double2float_rn(norm2);
+  a.reach[row] = __double2float_ru(__dadd_ru(a.half_reach, rounding));
+  a.norm[row] = __double2float_ru(m);
+  a.slack[row] = __double2float_ru(__dmul_ru(a.norms, norm2));
+}
+
+// Scale by a power of two that brings `largest` into [0, 1].
+double power_of_two_scale(double largest) {
+  if (!(largest > 0.0) || !std::isfinite(largest)) return 1.0;
+  int exponent = 0;
+  std::frexp(largest, &exponent);  // largest = f 2^exponent, f in [0.5, 1)
+  return std::ldexp(1.0, -exponent);
+}
+
+HalfPoints half_points(const double* coords, std::uint64_t n, const HalfCopyArgs& shared,
+                       cudaStream_t stream) {
+  constexpr std::uint64_t kPadRows = 128;  // a tile of the join kernel
+  const std::uint64_t padded_rows = (n + kPadRows - 1) / kPadRows * kPadRows + kPadRows;
+  HalfPoints points;
+  points.coords.resize(padded_rows * shared.padded_dim);
+  points.norm2.resize(padded_rows);
+  points.reach.resize(padded_rows);
+  points.norm.resize(padded_rows);
+  points.slack.resize(padded_rows);
+  HalfCopyArgs args = shared;
+  args.coords = coords;
+  args.n = n;
+  args.padded_rows = padded_rows;
+  args.out = points.coords.data();
+  args.norm2 = points.norm2.data();
+  args.reach = points.reach.data();
+  args.norm = points.norm.data();
+  args.slack = points.slack.data();
+  constexpr int kBlock = 256;
+  const std::uint64_t threads = padded_rows * 32;
+  half_copy<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock, 0, stream>>>(args);
+  CUDA_CHECK_LAUNCH();
+  return points;
+}
+
+unsigned row_blocks(std::uint64_t n) {
+  return static_cast<unsigned>((n + kRowsPerBlock - 1) / kRowsPerBlock);
+}
+
+}  // namespace
+
+TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const double* right,
+                                std::uint64_t n_right, int dim, double bound, double margin,
+                                cudaStream_t stream) {
+  TensorInputs inputs;
+  inputs.padded_dim = tensor_padded_dim(dim);
+  // The centre: the mean of the finite rows of both inputs (it keeps |x~| and so the bound small).
+  DeviceBuffer<double> sums(dim);
+  DeviceBuffer<unsigned long long> counters(2);  // finite rows, largest offset's bits
+  CUDA_CHECK(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
+  CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, counters.bytes(), stream));
+  const struct { const double* coords; std::uint64_t n; } sides[] = {{left, n_left},
+                                                                     {right, right ? n_right : 0}};
+  for (const auto& side : sides)
+    if (side.n > 0)
+      column_sums<<<row_blocks(side.n), kColumnThreads, 0, stream>>>(side.coords, side.n, dim,
+                                                                    sums.data(), counters.data());
+  CUDA_CHECK_LAUNCH();
+  std::vector<double> centre(dim);
+  unsigned long long finite_rows = 0;
+  CUDA_CHECK(cudaMemcpyAsync(centre.data(), sums.data(), sums.bytes(), cudaMemcpyDeviceToHost,
+                             stream));
+  CUDA_CHECK(cudaMemcpyAsync(&finite_rows, counters.data(), sizeof(finite_rows),
+                             cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (double& c : centre) c = finite_rows > 0 ? c / double(finite_rows) : 0.0;
+  DeviceBuffer<double> device_centre(dim);
+  CUDA_CHECK(cudaMemcpyAsync(device_centre.data(), centre.data(), device_centre.bytes(),
+                             cudaMemcpyHostToDevice, stream));
+  for (const auto& side : sides)
+    if (side.n > 0)
+      largest_offset<<<row_blocks(side.n), kColumnThreads, 0, stream>>>(
+          side.coords, side.n, dim, device_centre.data(), counters.data() + 1);
+  CUDA_CHECK_LAUNCH();
+  unsigned long long largest_bits = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&largest_bits, counters.data() + 1, sizeof(largest_bits),
+                             cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  double largest = 0.0;
+  static_assert(sizeof(largest) == sizeof(largest_bits));
+  std::memcpy(&largest, &largest_bits, sizeof(largest));
+
+  HalfCopyArgs shared{};
+  shared.dim = dim;
+  shared.padded_dim = inputs.padded_dim;
+  shared.centre = device_centre.data();
+  shared.scale = power_of_two_scale(largest);
+  // The exact test accepts S <= bound with S the rounded double sum, so the real distance is at
+  // most sqrt(bound (1 + (d + 2) 2^-52)); scaled, that is e.
+  const double real_bound = bound * (1.0 + margin * (dim + 2) * 0x1p-52);
+  const double e = std::sqrt(real_bound) * shared.scale * (1.0 + margin * 0x1p-50);
+  shared.half_reach = e / 2.0;
+  shared.unit = margin * kHalfUnit;
+  shared.floor = margin * 0x1p-25 * std::sqrt(double(dim)) * (1.0 + 0x1p-40);
+  // |x~|^2 summed in double, the distance's three terms in float: 2^-20 per unit covers both
+  // (float's unit roundoff is 2^-24; |2 s| <= |x~|^2 + |y~|^2).
+  shared.norms = margin * (0x1p-20 + (dim + 16) * 0x1p-52);
+  inputs.left = half_points(left, n_left, shared, stream);
+  if (right) inputs.right = half_points(right, n_right, shared, stream);
+  // FP32 accumulation on tensor cores (products exact, sums aligned and truncated: Fasi,
+  // Higham, Mikaitis and Pranesh, "Numerical behavior of NVIDIA tensor cores", 2021) errs by at
+  // most (k + 16) 2^-23 |x~| |y~|; doubled, and doubled again as the distance holds -2 s.
+  inputs.filter.gemm = static_cast<float>(margin * 4.0 * (inputs.padded_dim + 16) * 0x1p-23 *
+                                           (1.0 + 0x1p-20));
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // the centre's buffer is freed on return
+  return inputs;
+}
+
+}  // namespace simjoin::gpu

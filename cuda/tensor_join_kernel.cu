@@ -1,0 +1,255 @@
+// The tensor-core brute-force join kernel and its launches (see tensor_join_kernel.cuh).
+#include "tensor_join_kernel.cuh"
+
+#include <mma.h>
+
+#include <algorithm>
+
+#include "cuda_check.h"
+#include "device_distance.cuh"
+#include "kernel_dispatch.cuh"
+
+namespace simjoin::gpu {
+namespace {
+
+namespace wmma = nvcuda::wmma;
+
+constexpr int kTile = 128;             // queries of a block, candidates of a tile
+constexpr int kChunk = 64;             // dimensions per shared-memory stage
+constexpr int kHalfPitch = kChunk + 8;  // halves per staged row (keeps fragment rows apart)
+constexpr int kAccPitch = kTile + 4;    // floats per row of the dot products
+constexpr int kWarps = 8;               // 4 x 2 warps, each 32 queries x 64 candidates
+constexpr int kThreads = kWarps * 32;
+constexpr int kCandidateTilesPerBlock = 16;  // at least, where there are as many
+
+struct Stage {
+  __half query[kTile][kHalfPitch];
+  __half candidate[kTile][kHalfPitch];
+};
+constexpr std::size_t kSharedBytes =
+    std::max(sizeof(Stage), sizeof(float) * kTile * kAccPitch);
+
+// Copies rows [first, first + kTile) of an FP16 matrix (pitch `pitch` halves), dimensions
+// [k0, k0 + width), into a staged tile (width: a multiple of 16).
+__device__ __forceinline__ void stage_rows(__half (*tile)[kHalfPitch], const __half* rows,
+                                           std::uint64_t first, int pitch, int k0, int width) {
+  const int vectors = width / 8;  // 16-byte vectors per row
+  for (int v = threadIdx.x; v < kTile * vectors; v += kThreads) {
+    const int r = v / vectors, c = v % vectors;
+    *reinterpret_cast<uint4*>(&tile[r][8 * c]) =
+        *reinterpret_cast<const uint4*>(rows + (first + r) * pitch + k0 + 8 * c);
+  }
+}
+
+// The exact accumulated distance of distance.h between rows a and b (dim values each), computed
+// by the whole warp: each lane forms the terms of every 32nd dimension, and the sum runs in
+// dimension order through shuffles, so the result is bit-identical to accumulate_bounded's (a
+// value above bound may stop short of the full sum, as there). Every lane returns it.
+__device__ __forceinline__ double warp_exact_distance(const double* __restrict__ a,
+                                                      const double* __restrict__ b, int dim,
+                                                      double bound, int lane) {
+  constexpr int kGroups = 4;  // dimensions loaded at once: kGroups x 32
+  double acc = 0.0;
+  for (int k0 = 0; k0 < dim; k0 += 32 * kGroups) {
+    double term[kGroups];
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+      const int k = k0 + 32 * g + lane;
+      term[g] = 0.0;
+      if (k < dim) {
+        const double diff = __dsub_rn(a[k], b[k]);
+        term[g] = __dmul_rn(diff, diff);
+      }
+    }
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+      const int terms = min(32, dim - (k0 + 32 * g));
+      for (int l = 0; l < terms; ++l) acc = __dadd_rn(acc, __shfl_sync(0xffffffffu, term[g], l));
+    }
+    if (acc > bound) return acc;
+  }
+  return acc;
+}
+
+// One block: the queries [q0, q0 + 128) (those below q_end) against candidate tiles
+// first_tile, first_tile + gridDim.y, ...: dot products on tensor cores into shared memory,
+// then one warp per query row tests the row's 128 candidates (lane l: columns l, l+32, ...).
+template <bool FILL, bool FOLD>
+__global__ void __launch_bounds__(kThreads)
+    tensor_join(TensorJoinArgs a, std::uint32_t q_begin, std::uint32_t q_end,
+                std::uint32_t* __restrict__ counts, unsigned long long* __restrict__ candidates,
+                const std::uint64_t* __restrict__ offsets, std::uint64_t base,
+                std::uint32_t* __restrict__ cursors, PairOutput out, DirectOutput direct) {
+  extern __shared__ __align__(128) unsigned char shared[];
+  Stage& stage = *reinterpret_cast<Stage*>(shared);
+  float(*dots)[kAccPitch] = reinterpret_cast<float(*)[kAccPitch]>(shared);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+  const int warp_row = warp / 2, warp_col = warp % 2;
+  const std::uint32_t q0 = q_begin + blockIdx.x * kTile;
+  const std::uint32_t tiles = (a.n_right + kTile - 1) / kTile;
+  // A self-join's pairs have j > q: tiles that end at or before q0 + 1 hold none.
+  const std::uint32_t first_tile = a.self_join ? (q0 + 1) / kTile : 0;
+  unsigned long long evaluated = 0;
+
+  for (std::uint32_t tile = first_tile + blockIdx.y; tile < tiles; tile += gridDim.y) {
+    const std::uint32_t c0 = tile * kTile;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][4];
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+    for (int k0 = 0; k0 < a.padded_dim; k0 += kChunk) {
+      const int width = min(kChunk, a.padded_dim - k0);
+      __syncthreads();  // the previous stage (or the previous tile's dot products) is read
+      stage_rows(stage.query, a.left_half.coords, q0, a.padded_dim, k0, width);
+      stage_rows(stage.candidate, a.right_half.coords, c0, a.padded_dim, k0, width);
+      __syncthreads();
+      for (int k = 0; k < width; k += 16) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> qf[2];
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> cf[4];
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+          wmma::load_matrix_sync(qf[i], &stage.query[32 * warp_row + 16 * i][k], kHalfPitch);
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          wmma::load_matrix_sync(cf[j], &stage.candidate[64 * warp_col + 16 * j][k], kHalfPitch);
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+          for (int j = 0; j < 4; ++j) wmma::mma_sync(acc[i][j], qf[i], cf[j], acc[i][j]);
+      }
+    }
+    __syncthreads();  // every warp is done with the stage: the dot products take its place
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        wmma::store_matrix_sync(&dots[32 * warp_row + 16 * i][64 * warp_col + 16 * j], acc[i][j],
+                                kAccPitch, wmma::mem_row_major);
+    __syncthreads();
+
+    // This lane's four candidates and their bound terms.
+    float c_norm2[4], c_reach[4], c_norm[4], c_slack[4];
+#pragma unroll
+    for (int m = 0; m < 4; ++m) {
+      const std::uint32_t j = c0 + lane + 32 * m;
+      c_norm2[m] = a.right_half.norm2[j];  // padding rows hold NaN: never a candidate
+      c_reach[m] = a.right_half.reach[j];
+      c_norm[m] = a.right_half.norm[j];
+      c_slack[m] = a.right_half.slack[j];
+    }
+    for (int r = warp; r < kTile; r += kWarps) {
+      const std::uint32_t q = q0 + r;
+      if (q >= q_end) break;  // uniform over the warp
+      const float q_norm2 = a.left_half.norm2[q], q_reach = a.left_half.reach[q],
+                  q_slack = a.left_half.slack[q];
+      const float q_gemm_norm = a.filter.gemm * a.left_half.norm[q];
+      std::uint32_t found = 0;
+#pragma unroll
+      for (int m = 0; m < 4; ++m) {
+        const std::uint32_t j = c0 + lane + 32 * m;
+        const bool valid = j < a.n_right && (!a.self_join || j > q);
+        evaluated += valid;
+        const bool candidate =
+            valid && may_match(dots[r][lane + 32 * m], q_norm2, c_norm2[m], q_reach, c_reach[m],
+                               q_gemm_norm, c_norm[m], q_slack, c_slack[m]);
+        // The row's candidates in this column group, decided one by one by the whole warp.
+        for (unsigned pending = __ballot_sync(0xffffffffu, candidate); pending != 0;
+             pending &= pending - 1) {
+          const int owner = __ffs(pending) - 1;
+          const std::uint32_t match = c0 + owner + 32 * m;
+          const double exact = warp_exact_distance(a.left + std::uint64_t(q) * a.dim,
+                                                   a.right + std::uint64_t(match) * a.dim, a.dim,
+                                                   a.bound, lane);
+          if (lane != owner || !(exact <= a.bound)) continue;
+          ++found;
+          const double distance = finish_distance_device<Metric::Euclidean>(exact);
+          if constexpr (FILL) {
+            const std::uint64_t o = offsets[q] - base + atomicAdd(cursors + q, 1u);
+            out.left[o] = q;
+            out.right[o] = match;
+            out.distance[o] = distance;
+          } else if (direct.total) {
+            emit_direct<FOLD>(direct, q, match, distance);
+          }
+        }
+      }
+      if constexpr (!FILL) {
+        const std::uint32_t row_found = __reduce_add_sync(0xffffffffu, found);
+        if (lane == 0 && row_found > 0) atomicAdd(counts + q, row_found);
+      }
+    }
+  }
+  if constexpr (!FILL) add_candidates(candidates, evaluated);
+}
+
+template <bool FILL, bool FOLD>
+void launch_tensor_join(const TensorJoinArgs& args, std::uint32_t q_begin, std::uint32_t q_end,
+                        std::uint32_t* counts, unsigned long long* candidates,
+                        const std::uint64_t* offsets, std::uint64_t base, std::uint32_t* cursors,
+                        const PairOutput& out, const DirectOutput& direct, cudaStream_t stream) {
+  if (q_end <= q_begin) return;
+  const auto kernel = &tensor_join<FILL, FOLD>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(kSharedBytes)));
+  const std::uint32_t query_tiles = (q_end - q_begin + kTile - 1) / kTile;
+  const std::uint32_t candidate_tiles = (args.n_right + kTile - 1) / kTile;
+  // Enough blocks to fill the device several times over, each with a run of candidate tiles.
+  constexpr std::uint32_t kTargetBlocks = 4096;
+  const std::uint32_t split = std::clamp<std::uint32_t>(
+      std::min((kTargetBlocks + query_tiles - 1) / query_tiles,
+               std::max<std::uint32_t>(1, candidate_tiles / kCandidateTilesPerBlock)),
+      1, 65535);
+  kernel<<<dim3(query_tiles, split), kThreads, kSharedBytes, stream>>>(
+      args, q_begin, q_end, counts, candidates, offsets, base, cursors, out, direct);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+TensorJoinArgs tensor_join_args(const TensorInputs& inputs, const double* left,
+                                std::uint32_t n_left, const double* right, std::uint32_t n_right,
+                                int dim, double bound) {
+  TensorJoinArgs args;
+  args.left = left;
+  args.right = right ? right : left;
+  args.n_left = n_left;
+  args.n_right = right ? n_right : n_left;
+  args.dim = dim;
+  args.padded_dim = inputs.padded_dim;
+  args.self_join = right == nullptr;
+  args.bound = bound;
+  args.left_half = rows_of(inputs.left);
+  args.right_half = rows_of(right ? inputs.right : inputs.left);
+  args.filter = inputs.filter;
+  return args;
+}
+
+TensorJoinProducer::TensorJoinProducer(const TensorJoinArgs& args)
+    : args_(args), cursors_(args.n_left) {}
+
+void TensorJoinProducer::count_range(std::uint32_t q_begin, std::uint32_t q_end,
+                                     std::uint32_t* counts, unsigned long long* candidates,
+                                     const DirectOutput& direct, cudaStream_t stream) const {
+  if (q_end <= q_begin) return;
+  CUDA_CHECK(cudaMemsetAsync(counts + q_begin, 0, sizeof(std::uint32_t) * (q_end - q_begin),
+                             stream));
+  if (direct.fold.kind != FoldKind::None)
+    launch_tensor_join<false, true>(args_, q_begin, q_end, counts, candidates, nullptr, 0,
+                                    nullptr, PairOutput{}, direct, stream);
+  else
+    launch_tensor_join<false, false>(args_, q_begin, q_end, counts, candidates, nullptr, 0,
+                                     nullptr, PairOutput{}, direct, stream);
+}
+
+void TensorJoinProducer::fill(std::uint32_t q_begin, std::uint32_t q_end,
+                              const std::uint64_t* offsets, std::uint64_t base,
+                              const PairOutput& out, cudaStream_t stream) const {
+  if (q_end <= q_begin) return;
+  CUDA_CHECK(cudaMemsetAsync(cursors_.data() + q_begin, 0,
+                             sizeof(std::uint32_t) * (q_end - q_begin), stream));
+  launch_tensor_join<true, false>(args_, q_begin, q_end, nullptr, nullptr, offsets, base,
+                                  cursors_.data(), out, DirectOutput{}, stream);
+}
+
+}  // namespace simjoin::gpu

@@ -1,0 +1,50 @@
+// The brute-force join on tensor cores (Euclidean distance; cosine joins arrive as unit vectors):
+// blocks of 128 queries against tiles of 128 candidates, their dot products a GEMM in FP16 with
+// FP32 accumulation (the shape of Curless and Gowanlock's FaSTED), the FP16 distance
+// |x~|^2 + |y~|^2 - 2 x~.y~ compared with each pair's proven bound (tensor_filter.cuh), and every
+// pair within it decided by the exact double test, so the pairs equal the scalar kernels'.
+#pragma once
+
+#include <cstdint>
+
+#include "device_buffer.h"
+#include "pair_producer.cuh"
+#include "tensor_filter.cuh"
+
+namespace simjoin::gpu {
+
+struct TensorJoinArgs {
+  const double* left = nullptr;   // queries, input order (exact coordinates)
+  const double* right = nullptr;  // candidates (== left in a self-join)
+  std::uint32_t n_left = 0;
+  std::uint32_t n_right = 0;
+  int dim = 0;
+  int padded_dim = 0;
+  bool self_join = false;  // pairs (i, j) with i < j only
+  double bound = 0.0;      // accumulated_bound(eps, Euclidean)
+  // The FP16 copies (padded) and their bound terms (right == left in a self-join).
+  HalfRows left_half, right_half;
+  TensorFilter filter;
+};
+
+// The arguments for inputs built by make_tensor_inputs (right null in a self-join).
+TensorJoinArgs tensor_join_args(const TensorInputs& inputs, const double* left,
+                                std::uint32_t n_left, const double* right, std::uint32_t n_right,
+                                int dim, double bound);
+
+class TensorJoinProducer : public PairProducer {
+ public:
+  explicit TensorJoinProducer(const TensorJoinArgs& args);
+  std::uint32_t num_queries() const override { return args_.n_left; }
+  void count_range(std::uint32_t q_begin, std::uint32_t q_end, std::uint32_t* counts,
+                   unsigned long long* candidates, const DirectOutput& direct,
+                   cudaStream_t stream) const override;
+  void fill(std::uint32_t q_begin, std::uint32_t q_end, const std::uint64_t* offsets,
+            std::uint64_t base, const PairOutput& out, cudaStream_t stream) const override;
+
+ private:
+  TensorJoinArgs args_;
+  DeviceBuffer<std::uint32_t> cursors_;  // the fill pass's next slot per query
+};
+
+}  // namespace simjoin::gpu

@@ -1,0 +1,147 @@
+// The brute-force join on tensor cores (cuda/tensor_join_kernel.cuh): the same pairs, distance
+// bits included, as the oracle on embedding-like data, at exactly eps, with large offsets,
+// duplicates and non-finite rows, through both the single pass and count/fill; chosen for
+// Euclidean and cosine joins from 16 dimensions; and the same data loses pairs when the filter's
+// rounding terms are dropped (so these tests can see a bound that is too small).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "gpu_test_support.h"
+
+namespace simjoin {
+namespace {
+
+using namespace simjoin::testing;
+
+// Each base point of `points` followed by a partner at distance eps (up to rounding).
+Points with_partners_at(const Points& base, double eps, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  Points points{base.dim, std::vector<double>(2 * base.coords.size())};
+  std::vector<double> direction(base.dim);
+  for (std::size_t i = 0; i < base.n(); ++i) {
+    double norm = 0.0;
+    for (double& x : direction) {
+      x = normal(rng);
+      norm += x * x;
+    }
+    norm = std::sqrt(norm);
+    for (std::size_t j = 0; j < base.dim; ++j) {
+      points.point(2 * i)[j] = base.coords[i * base.dim + j];
+      points.point(2 * i + 1)[j] = base.coords[i * base.dim + j] + eps * direction[j] / norm;
+    }
+  }
+  return points;
+}
+
+JoinSpec tensor_spec(double eps, SelfPairs self_pairs = SelfPairs::Unique) {
+  return gpu_spec(eps, Metric::Euclidean, self_pairs, Algorithm::BruteForce);
+}
+
+TEST(GpuTensorJoin, ExponentialEmbeddingsMatchOracle) {
+  SKIP_WITHOUT_GPU();
+  for (std::size_t dim : {16, 33, 128, 200}) {
+    // About 1.5 standard deviations below the mean distance of two exponential points
+    // (lambda 40: each coordinate's difference has variance 2 / 40^2): a few percent of pairs.
+    const double d = double(dim);
+    const double eps = std::sqrt(d * 2.0 / 1600.0 * std::max(0.2, 1.0 - 1.5 * std::sqrt(5.0 / d)));
+    const Points left = exponential_points(1000, dim, 40.0, 7 + dim);
+    const Points right = exponential_points(777, dim, 40.0, 8 + dim);
+    for (SelfPairs mode : {SelfPairs::Unique, SelfPairs::All}) {
+      SCOPED_TRACE(::testing::Message() << "dim " << dim);
+      const JoinStats self = expect_matches_oracle(left, nullptr, tensor_spec(eps, mode));
+      EXPECT_EQ(self.algorithm, "gpu-brute-force-tensor");
+      EXPECT_GT(self.pairs, 1000u);
+      EXPECT_EQ(self.candidates, 1000u * 999u / 2);
+      expect_matches_oracle(left, &right, tensor_spec(eps, mode));
+      expect_matches_oracle(right, &left, tensor_spec(eps, mode));
+    }
+  }
+}
+
+TEST(GpuTensorJoin, PairsAtExactlyEpsWithOffsets) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    std::size_t dim;
+    double offset, spread, eps;
+  };
+  for (const Case& c : {Case{16, 1e6, 1.0, 1e-3}, Case{64, 0.0, 1.0, 0.05},
+                        Case{128, -3e4, 0.5, 1e-2}, Case{384, 0.0, 0.1, 0.02},
+                        Case{768, 5.0, 1.0, 0.3}}) {
+    SCOPED_TRACE(::testing::Message() << "dim " << c.dim << " offset " << c.offset);
+    Points base = uniform_points(300, c.dim, c.offset, c.offset + c.spread, 11 + c.dim);
+    const Points points = with_partners_at(base, c.eps, 12 + c.dim);
+    const Points other = with_partners_at(uniform_points(200, c.dim, c.offset,
+                                                         c.offset + c.spread, 13 + c.dim),
+                                          c.eps, 14 + c.dim);
+    expect_matches_oracle(points, nullptr, tensor_spec(c.eps));
+    expect_matches_oracle(points, &other, tensor_spec(c.eps, SelfPairs::All));
+  }
+}
+
+// Duplicates (distance 0), rows with NaN or infinity, sizes that are not multiples of a tile,
+// and the count/fill path (no direct output, small device batches).
+TEST(GpuTensorJoin, DuplicatesNonFiniteRowsAndCountFill) {
+  SKIP_WITHOUT_GPU();
+  Points points = blob_points(1300, 48, 4, 0.05, 21);
+  for (std::size_t i = 0; i + 1 < points.n(); i += 97)
+    std::copy(points.point(i), points.point(i) + points.dim, points.point(i + 1));
+  points.point(5)[3] = std::numeric_limits<double>::quiet_NaN();
+  points.point(500)[47] = std::numeric_limits<double>::infinity();
+  points.point(501)[0] = -std::numeric_limits<double>::infinity();
+  const Points other = blob_points(129, 48, 4, 0.05, 22);
+  for (std::size_t direct : {std::size_t(0), std::size_t(1) << 26}) {
+    const GpuTuningGuard guard;
+    gpu::tuning().direct_pairs = direct;
+    gpu::tuning().device_batch_pairs = 5000;
+    for (SelfPairs mode : {SelfPairs::Unique, SelfPairs::All}) {
+      JoinSpec spec = tensor_spec(0.3, mode);
+      spec.batch_pairs = 4000;
+      expect_matches_oracle(points, nullptr, spec);
+      expect_matches_oracle(points, &other, spec);
+      expect_matches_oracle(other, &points, spec);
+    }
+  }
+}
+
+TEST(GpuTensorJoin, ChosenForEuclideanAndCosineFromSixteenDimensions) {
+  SKIP_WITHOUT_GPU();
+  const Points wide = uniform_points(300, 24, -1.0, 1.0, 31);
+  const Points narrow = uniform_points(300, 8, -1.0, 1.0, 32);
+  const auto algorithm = [](const Points& points, Metric metric, double eps) {
+    return join_collect(points, nullptr, gpu_spec(eps, metric, SelfPairs::Unique,
+                                                  Algorithm::BruteForce))
+        .stats.algorithm;
+  };
+  EXPECT_EQ(algorithm(wide, Metric::Euclidean, 2.0), "gpu-brute-force-tensor");
+  EXPECT_EQ(algorithm(wide, Metric::Manhattan, 8.0), "gpu-brute-force");
+  EXPECT_EQ(algorithm(narrow, Metric::Euclidean, 0.5), "gpu-brute-force");
+  EXPECT_EQ(algorithm(wide, Metric::Cosine, 0.4), "gpu-brute-force-tensor on unit vectors");
+  expect_matches_oracle(wide, nullptr,
+                        gpu_spec(0.4, Metric::Cosine, SelfPairs::Unique, Algorithm::BruteForce));
+}
+
+// The data above needs the rounding terms: without them, pairs that match are lost.
+TEST(GpuTensorJoin, DroppingTheRoundingTermsLosesPairs) {
+  SKIP_WITHOUT_GPU();
+  std::size_t lost = 0;
+  for (std::size_t dim : {64, 128}) {
+    const Points points =
+        with_partners_at(uniform_points(500, dim, 0.0, 1.0, 41 + dim), 0.01, 42 + dim);
+    const JoinSpec spec = tensor_spec(0.01);
+    const std::size_t expected = oracle_collect(points, nullptr, spec).size();
+    const GpuTuningGuard guard;
+    gpu::tuning().float_margin = 0.0;
+    const std::size_t without = join_collect(points, nullptr, spec).pairs.size();
+    EXPECT_LE(without, expected);
+    lost += expected - std::min(without, expected);
+  }
+  EXPECT_GT(lost, 0u);
+}
+
+}  // namespace
+}  // namespace simjoin

@@ -9,7 +9,7 @@
 // (engine_is_exact, no other join clause). Its child is that SimilarityJoin plan, which loads
 // both sides and returns only the pairs with a wild row (SimJoinState::engine_by_caller): the
 // engine's pairs are folded per point of the grouped (outer) side by compute_neighbour_stats
-// (pg/dispatch/aggregate_runner.h), never handed to the executor; the per-point results are combined per
+// (pg/dispatch/dispatch.h), never handed to the executor; the per-point results are combined per
 // group value (a hash table: non-unique keys, NULL keys forming one group) and one row per group
 // with a partner comes out.
 #pragma once

@@ -10,8 +10,7 @@
 #include "pg/scan/aggregate/aggregate.h"
 #include "pg/scan/aggregate/plan_info.h"
 
-#include "pg/dispatch/aggregate_runner.h"
-#include "pg/dispatch/engine_runner.h"
+#include "pg/dispatch/dispatch.h"
 #include "pg/pg_guard.h"
 #include "pg/scan/state.h"
 #include "pg/settings.h"

@@ -65,7 +65,12 @@ namespace simjoin::pg::cs {
 
 namespace {
 
-CustomExecMethods exec_methods;
+void begin_scan(CustomScanState* node, EState* estate, int eflags);
+void end_scan(CustomScanState* node);
+void rescan(CustomScanState* node);
+
+const CustomExecMethods exec_methods =
+    scan_exec_methods("SimilarityJoin", begin_scan, exec_scan, end_scan, rescan, explain_scan);
 
 Node* create_state(CustomScan* cscan) {
   return cpp_guard([cscan]() -> Node* {
@@ -327,23 +332,5 @@ void rescan(CustomScanState* node) {
 }  // namespace
 
 CustomScanMethods scan_methods = {"SimilarityJoin", create_state};
-
-void init_exec_methods() {
-  exec_methods.CustomName = "SimilarityJoin";
-  exec_methods.BeginCustomScan = begin_scan;
-  exec_methods.ExecCustomScan = exec_scan;
-  exec_methods.EndCustomScan = end_scan;
-  exec_methods.ReScanCustomScan = rescan;
-  exec_methods.MarkPosCustomScan = nullptr;
-  exec_methods.RestrPosCustomScan = nullptr;
-  exec_methods.EstimateDSMCustomScan = nullptr;
-  exec_methods.InitializeDSMCustomScan = nullptr;
-  exec_methods.ReInitializeDSMCustomScan = nullptr;
-  exec_methods.InitializeWorkerCustomScan = nullptr;
-  // No ShutdownCustomScan: PostgreSQL 15 calls it after every portion of a cursor, which may be
-  // fetched from again; an engine stopped there could not resume. EndCustomScan stops it.
-  exec_methods.ShutdownCustomScan = nullptr;
-  exec_methods.ExplainCustomScan = explain_scan;
-}
 
 }  // namespace simjoin::pg::cs

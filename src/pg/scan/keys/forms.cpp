@@ -211,15 +211,9 @@ void build_forms() {
   PG_END_TRY();
 }
 
-void invalidate_forms(Datum, int, uint32) { forms_valid = false; }
-
 }  // namespace
 
-void register_form_invalidation() {
-  CacheRegisterSyscacheCallback(PROCOID, invalidate_forms, 0);
-  CacheRegisterSyscacheCallback(OPEROID, invalidate_forms, 0);
-  CacheRegisterSyscacheCallback(TYPEOID, invalidate_forms, 0);
-}
+void invalidate_forms(Datum, int, uint32) { forms_valid = false; }
 
 bool lookup_distance_function(Oid funcid, FormInfo* form) {
   if (!forms_valid) build_forms();

@@ -17,9 +17,10 @@ EXTENSION  = simjoin
 MODULE_big = simjoin
 PG_CONFIG ?= pg_config
 BUILD     ?= build
-# SQL from one source: the current version's script is kept once, as sql/simjoin.sql, and installed
-# under its version's name; earlier versions install from sql/simjoin--1.0.sql and the update
-# scripts (CREATE EXTENSION ... VERSION runs the chain).
+# SQL from one source: sql/simjoin--1.0.sql, the oldest full script, and the update scripts
+# sql/simjoin--OLD--NEW.sql are installed as they are (CREATE EXTENSION ... VERSION 'X' runs the
+# chain to X); the current version's script, simjoin--$(EXTVERSION).sql, is made from them in
+# $(BUILD)/sql (the rule below).
 EXTVERSION := $(shell sed -nE "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'([^']*)'.*/\1/p" simjoin.control)
 DATA       = $(sort $(wildcard sql/simjoin--*.sql))
 DATA_built = $(BUILD)/sql/simjoin--$(EXTVERSION).sql
@@ -83,10 +84,19 @@ EXTRA_CLEAN  = $(BUILD)
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# After PGXS, so that its `all` stays the default goal.
-$(BUILD)/sql/simjoin--$(EXTVERSION).sql: sql/simjoin.sql simjoin.control
+# After PGXS, so that its `all` stays the default goal. The current version's script: the oldest
+# full script, then each update script along the chain to simjoin.control's default_version, one
+# after another (PostgreSQL drops every "\echo" line of a script it runs: each part's guard too).
+$(BUILD)/sql/simjoin--$(EXTVERSION).sql: $(DATA) simjoin.control
 	@mkdir -p $(dir $@)
-	cp $< $@
+	@set -e; v=$$(ls sql | sed -nE 's/^simjoin--([^-]+)\.sql$$/\1/p'); parts=sql/simjoin--$$v.sql; \
+	while [ "$$v" != '$(EXTVERSION)' ]; do \
+	  next=$$(ls sql/simjoin--$$v--*.sql 2>/dev/null || true); \
+	  [ "$$(echo $$next | wc -w)" = 1 ] || { echo "sql/: not one update script from $$v towards $(EXTVERSION)" >&2; exit 1; }; \
+	  parts="$$parts $$next"; v=$${next#sql/simjoin--$$v--}; v=$${v%.sql}; \
+	done; \
+	echo "cat $$parts > $@"; \
+	{ echo "-- simjoin $(EXTVERSION): made by the Makefile from $$parts"; cat $$parts; } > $@
 
 # PGXS makes SHLIB_PREREQS order-only: relink the module when the engine library changes too.
 $(shlib): $(ENGINE_LIB)

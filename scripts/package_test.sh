@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Debian package (debian/: pg_buildext through the PGXS Makefile) from a copy of the
 # tree (the files git tracks and the untracked ones it does not ignore) in a temp dir, and checks
-# META.json and the package: the .deb holds simjoin.so, simjoin.control and every
-# sql/simjoin--*.sql where PostgreSQL 15 looks for them, the control file's module_pathname names
-# the .so, ldd finds all its libraries, the build wrote only gitignored files and debian/rules
-# clean removes them. Installs nothing. Ends with "package_test: ok (<deb>, <size>)".
+# META.json and the package: the .deb holds simjoin.so, simjoin.control, every sql/simjoin--*.sql
+# and the current version's script made from them where PostgreSQL 15 looks for them, the control
+# file's module_pathname names the .so, ldd finds all its libraries, the build wrote only
+# gitignored files and debian/rules clean removes them. Installs nothing. Ends with "package_test: ok (<deb>, <size>)".
 #   SIMJOIN_PKG_CUDA_ARCH  GPU architectures when nvcc is present (default here: sm_90 alone, to
 #                          keep the test fast; a plain dpkg-buildpackage builds the Makefile's set)
 #   CUDA=no                build the CPU engine alone
@@ -31,8 +31,9 @@ extdir=$("$PG_CONFIG" --sharedir)/extension
 problems=0
 problem() { echo "package_test: FAILED: $*" >&2; problems=$((problems + 1)); }
 
-# META.json: valid JSON, and its version, simjoin's provides version and file agree with
-# simjoin.control's default_version (1.1 -> 1.1.0); its file is the current script, sql/simjoin.sql.
+# META.json: valid JSON, and its version and simjoin's provides version agree with
+# simjoin.control's default_version (1.1 -> 1.1.0); its file is simjoin.control (the current
+# version's script is made at build time from sql/'s scripts).
 if meta_check=$(perl -MJSON::PP -e '
   local $/; open my $m, "<", "META.json" or die "cannot read META.json: $!\n";
   my $meta = eval { JSON::PP->new->decode(<$m>) } or die "META.json is not valid JSON: $@";
@@ -44,11 +45,10 @@ if meta_check=$(perl -MJSON::PP -e '
   my @bad;
   push @bad, "provides.simjoin.version is $p->{version}" if ($p->{version} // "") ne $want;
   push @bad, "version is $meta->{version}" if ($meta->{version} // "") ne $want;
-  push @bad, "provides.simjoin.file is $p->{file}" if ($p->{file} // "") ne "sql/simjoin.sql";
+  push @bad, "provides.simjoin.file is $p->{file}" if ($p->{file} // "") ne "simjoin.control";
   die "META.json: " . join(", ", @bad) . " but simjoin.control says default_version = \x27$default\x27"
-    . " (expected $want, sql/simjoin.sql)\n" if @bad;
-  -f "sql/simjoin.sql" or die "sql/simjoin.sql (the current version\x27s script) does not exist\n";
-  print "META.json: simjoin $want, sql/simjoin.sql\n";
+    . " (expected $want, simjoin.control)\n" if @bad;
+  print "META.json: simjoin $want, simjoin.control\n";
 ' 2>&1); then echo "$meta_check"; else problem "$meta_check"; fi
 
 tmp=$(mktemp -d /tmp/simjoin-pkg.XXXXXX)
@@ -99,7 +99,7 @@ sqls=("$src"/sql/simjoin--*.sql)
 [ ${#sqls[@]} -gt 0 ] || problem "no sql/simjoin--*.sql in the tree"
 for f in "${sqls[@]}"; do has "$extdir/$(basename "$f")"; done
 default=$(sed -nE "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'([^']*)'.*/\1/p" simjoin.control)
-has "$extdir/simjoin--$default.sql"  # sql/simjoin.sql under the current version's name
+has "$extdir/simjoin--$default.sql"  # made by the Makefile from sql/'s scripts
 stray=$(grep -vE "^($pkglibdir|$extdir|/usr/share/doc/postgresql-15-simjoin)(/|$)|^/(usr(/lib(/postgresql(/15)?)?|/share(/postgresql(/15)?|/doc)?)?)?/?$" <<<"$listing" || true)
 [ -z "$stray" ] || problem "files outside PostgreSQL's and the doc directories: $stray"
 depends=$(dpkg-deb -f "$deb" Depends)

@@ -2,7 +2,8 @@
 # On the GPU machine (device tool), from the repository's root, with the carried folders
 # .device (PostgreSQL bundle from ../shared/device/pack), .device-gtest (GoogleTest sources) and
 # optionally .device-postgis (PostGIS's shared libraries): builds and installs simjoin with CUDA,
-# runs every test with simjoin.device = gpu, then the SQL-level benchmarks. Output under $OUT.
+# runs every test with simjoin.device = gpu through the GPU service (the cluster restarted with the
+# library preloaded), then the SQL-level benchmarks. Output under $OUT.
 #   scripts/device/pg_check.sh [build] [tests] [fuzz] [bench] [cosine] [bench1m] [bench1m-repeat] [bench1m-floor]
 #                                                                  (no argument: tests and bench)
 set -u -o pipefail
@@ -22,7 +23,11 @@ if [[ $steps == *" build "* ]]; then  # build and install only (tests does both 
 fi
 
 if [[ $steps == *" tests "* ]]; then
+  # simjoin.device = gpu runs through the GPU service: the library installed, then the cluster
+  # restarted with it preloaded (test_all.sh's own build and install find nothing to do).
   mkdir -p "$OUT/logs"
+  { make -j16 && make install; } > "$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
+  restart_preloaded 100 || exit 1
   [ -x .device-fuzz/simjoin_fuzz ] && export SIMJOIN_FUZZ_BIN=.device-fuzz/simjoin_fuzz
   SIMJOIN_NO_APT=1 SIMJOIN_EXISTING_SERVER=1 SIMJOIN_TEST_DEVICE=gpu SIMJOIN_TEST_LOGS=$OUT/logs \
     bash scripts/test_all.sh > "$OUT/test_all.txt" 2>&1

@@ -6,10 +6,13 @@
 //  - pg_call(f): run PostgreSQL code from inside C++. An ERROR raised by f is caught (PG_TRY),
 //    copied, and turned into a PgError exception, so that C++ destructors run; cpp_guard re-throws
 //    the original error once C++ is left.
+//  - Interrupts: C++ code (and any thread) polls interrupt_pending() and stops; the backend then
+//    leaves C++ and calls raise_if_interrupted(), where CHECK_FOR_INTERRUPTS() may longjmp.
 #pragma once
 
 extern "C" {
 #include "postgres.h"
+#include "miscadmin.h"
 #include "utils/elog.h"
 }
 
@@ -99,6 +102,19 @@ auto cpp_guard(F&& f) -> decltype(f()) {
   const bool prefixed = std::strncmp(message, "simjoin:", 8) == 0;
   ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("%s%s", prefixed ? "" : "simjoin: ", message)));
   pg_unreachable();
+}
+
+// Whether a query cancel, statement_timeout or backend termination is pending. Reads plain
+// volatile flags only: safe on any thread, never raises.
+inline bool interrupt_pending() { return QueryCancelPending || ProcDiePending; }
+
+// Called in plain C context (no C++ frames with destructors below) after a join stopped early:
+// processes the pending cancel/timeout; raises "canceling statement" if nothing else did.
+inline void raise_if_interrupted(bool stopped) {
+  if (!stopped) return;
+  CHECK_FOR_INTERRUPTS();
+  if (interrupt_pending())
+    ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("canceling statement")));
 }
 
 }  // namespace simjoin::pg

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The upgrade test: for every earlier version X (sql/simjoin--1.0.sql, the oldest full script, and
-# each update script's starting version; the current version's script is sql/simjoin.sql,
-# installed under simjoin.control's default_version), a database gets CREATE EXTENSION simjoin
-# VERSION 'X' (PostgreSQL runs 1.0's script and the update chain to X) and
+# each update script's starting version), a database gets CREATE EXTENSION simjoin VERSION 'X'
+# (PostgreSQL runs 1.0's script and the update chain to X, one script at a time) and
 # ALTER EXTENSION simjoin UPDATE, and must then hold exactly what a fresh CREATE EXTENSION simjoin
-# gives another database:
+# gives another database, which runs the current version's one script (the Makefile makes
+# build/sql/simjoin--DEFAULT.sql from the same scripts, one after another):
 #   - pg_dump --schema-only of both (it shows the extension as one CREATE EXTENSION line), and
 #     pg_dump --schema-only --binary-upgrade, which writes out every member object (functions,
 #     operators, comments, owners) and the extension's version, as pg_upgrade would carry them;
@@ -29,7 +29,7 @@
 #
 # Runs against the server that PGHOST/PGPORT/PGUSER name (a superuser; scripts/test_all.sh's
 # throwaway cluster), with this checkout's build installed there (make install): it first checks
-# that the server's simjoin.control and sql scripts are those of this checkout.
+# that the server's simjoin.control and sql scripts are those of this checkout and its build.
 #   bash test/upgrade/upgrade_test.sh
 # Ends with "upgrade: N checks passed, M failed"; exit status 0 only if none failed.
 set -uo pipefail
@@ -80,9 +80,9 @@ echo "upgrade: default_version $default; earlier versions: ${versions:-none}"
 sharedir=$(psql -AtX -d postgres -c "SELECT setting FROM pg_config WHERE name = 'SHAREDIR'" 2>/dev/null)
 if [ -n "$sharedir" ]; then
   stale=""
-  for f in simjoin.control sql/simjoin--*.sql sql/simjoin.sql; do
+  for f in simjoin.control sql/simjoin--*.sql build/sql/simjoin--$default.sql; do
     name=$(basename "$f")
-    [ "$name" = simjoin.sql ] && name=simjoin--$default.sql  # installed under the current version's name
+    [ -f "$f" ] || { stale="$stale $name (not built here: make first)"; continue; }
     theirs=$(psql -AtX -d postgres -c "SELECT md5(pg_read_file('$sharedir/extension/$name'))" 2>/dev/null)
     [ "$theirs" = "$(md5sum <"$f" | cut -d' ' -f1)" ] || stale="$stale $name"
   done

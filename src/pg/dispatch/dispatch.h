@@ -1,71 +1,74 @@
-// Where a job of a backend runs, decided once: the GPU service, or this backend's CPU engine on
-// threads leased from the cluster-wide cap; and the one GPU fallback policy (simjoin.gpu_error).
-// Joins (pg/dispatch/engine_runner.h) and aggregates (pg/dispatch/aggregate_runner.h) go through
-// dispatch(); the service client (pg/service/) only submits jobs and reads them.
+// The dispatch layer: where a backend's job runs, decided once (the GPU service, or this
+// backend's CPU engine on threads leased from the cluster-wide cap: cpu_threads.h), the one GPU
+// fallback policy (simjoin.gpu_error) and the simjoin.explain NOTICE, for joins into a sink
+// (similarity_join()), joins as a stream of batches (the custom scan), neighbour statistics and
+// DBSCAN alike. The service client (pg/service/) only submits jobs and reads them.
 #pragma once
 
 extern "C" {
 #include "postgres.h"
 }
 
-#include <optional>
+#include <cstdint>
+#include <memory>
 #include <string>
-#include <utility>
 
-#include "engine/choice/work_estimate.h"
-#include "engine/types.h"
-#include "pg/dispatch/cpu_thread_cap.h"
-#include "pg/service/client.h"
+#include "engine/aggregates/dbscan.h"
+#include "engine/aggregates/neighbour_stats.h"
+#include "engine/engine.h"
+#include "engine/parallel/pair_stream.h"
 
 namespace simjoin::pg {
 
-// The device a join runs on, from simjoin.device: Device::Gpu means the GPU service, Device::Cpu
-// this backend's CPU engine. simjoin.device = gpu without a ready service raises an ERROR, or
-// (simjoin.gpu_error = fallback) sets *note to the reason and picks the CPU. auto picks the
-// service when it is ready and auto_prefers_gpu (engine/choice/device_choice.h) says so; *work
-// then holds the sampled work it weighed, if it estimated one. Inside cpp_guard.
-Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                  std::string* note, std::optional<JoinWork>* work);
+// A sink whose keep_going() stops the join when a query cancel, statement_timeout or backend
+// termination is pending (interrupt_pending, pg_guard.h; it never longjmps). Subclasses
+// implement consume(); PostgreSQL calls made there must go through pg_call (pg_guard.h).
+class InterruptibleSink : public PairSink {
+ public:
+  bool keep_going() override;
+};
 
-// The GPU fallback policy: a failed service job reruns on this backend's CPU engine (with its
-// fallback_note() as a NOTICE) when simjoin.gpu_error = fallback and no pair had reached the
-// consumer; otherwise its error is raised.
-bool falls_back(const ServiceJobFailure& failure);
+// Runs the join where simjoin.device routes it (the GPU service or this backend's CPU engine),
+// into the sink on this thread; on a GPU failure reruns on the CPU with a NOTICE or raises, as
+// simjoin.gpu_error says (a GPU failure after the sink took pairs always raises). Emits the
+// simjoin.explain NOTICE. Must be called inside cpp_guard. After a stop caused by an interrupt,
+// the caller must leave C++ and call CHECK_FOR_INTERRUPTS() (see raise_if_interrupted).
+JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                     PairSink& sink);
 
-// A NOTICE "simjoin: <note>", unless the note is empty. Inside cpp_guard.
-void report_note(const std::string& note);
+// Options for a stream from a backend (start_join): stopping when interrupt_pending(). The
+// producer never calls PostgreSQL; report_join() emits the NOTICEs on the backend's thread
+// afterwards.
+PairStream::Options stream_options();
 
-// Routes the job once and runs on_service(work) (work: the route's sampled work, if any) or
-// on_cpu(note). A ServiceJobFailure thrown by on_service reruns on_cpu with the failure's note
-// when falls_back(); other failures propagate. `note`: why a job meant for the GPU runs on the CPU
-// (empty when the CPU was chosen). Both must return the same type. Inside cpp_guard.
-template <typename OnService, typename OnCpu>
-auto dispatch(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-              OnService&& on_service, OnCpu&& on_cpu) -> decltype(on_cpu(std::string())) {
-  std::string note;
-  std::optional<JoinWork> work;
-  if (route_join(left, right, spec, &note, &work) == Device::Gpu) {
-    try {
-      return on_service(std::move(work));
-    } catch (const ServiceJobFailure& failure) {
-      if (!falls_back(failure)) throw;
-      note = failure.fallback_note();
-    }
-  }
-  return on_cpu(std::move(note));
-}
+// The join's result as a stream, routed as run_engine routes it: a job of the service (falling
+// back as run_engine does, before its first batch) or a PairStream on this backend's CPU engine.
+// Its fallback_note() (the route's or the failure's) is reported with the stats (report_join).
+// The point sets' coordinates must outlive the stream. Inside cpp_guard.
+std::unique_ptr<BatchSource> start_join(const PointSet& left, const PointSet* right,
+                                        const JoinSpec& spec, PairStream::Options options);
 
-// dispatch() for a job that runs to its end on the backend's thread: on the CPU, the note's
-// NOTICE comes first, then run_on_cpu(cpu_spec) with threads leased for the call.
-template <typename OnService, typename OnCpu>
-auto dispatch_and_wait(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                       OnService&& on_service, OnCpu&& run_on_cpu) {
-  return dispatch(left, right, spec, std::forward<OnService>(on_service),
-                  [&spec, &run_on_cpu](const std::string& note) {
-                    report_note(note);
-                    const CpuThreadLease threads(spec.threads);
-                    return run_on_cpu(on_leased_cpu(spec, threads));
-                  });
-}
+// run_neighbour_stats, routed as run_engine routes a join: the service computes the whole
+// aggregate as one job (pg/service/aggregate_client.h); the CPU engine folds it without pairs.
+// Inside cpp_guard. A pending interrupt stops it (result.join.stopped): the caller then discards
+// the result, leaves C++ and calls raise_if_interrupted.
+NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* right,
+                                       const JoinSpec& spec, StatsSide side,
+                                       const std::uint64_t* partner_ranks,
+                                       StatsFields fields = StatsFields::All);
+
+// run_dbscan, routed the same way (on the CPU, run_dbscan's own route: the grid DBSCAN in 1-3
+// dimensions); stopped as above (counting.stopped or linking.stopped).
+DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,
+                            std::uint64_t min_points);
+
+// The NOTICEs of a finished join: the GPU fallback message (if any) and the simjoin.explain line.
+// Inside cpp_guard (it uses pg_call).
+void report_join(const JoinStats& stats, const std::string& fallback_note);
+
+// One line describing a finished join for NOTICE / EXPLAIN ANALYZE ("device=cpu algorithm=grid
+// k=2 batches=3 candidates=... pairs=... time: plan 0.001 s, ..."); machine details only when
+// simjoin.explain_machine_details is on.
+void describe_join(const JoinStats& stats, char* buffer, size_t size);
 
 }  // namespace simjoin::pg

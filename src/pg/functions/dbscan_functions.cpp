@@ -18,8 +18,7 @@ PG_FUNCTION_INFO_V1(simjoin_cluster_dbscan);
 
 #include <cmath>
 
-#include "pg/dispatch/aggregate_runner.h"
-#include "pg/dispatch/engine_runner.h"
+#include "pg/dispatch/dispatch.h"
 #include "pg/functions/function_arguments.h"
 #include "pg/functions/geometry_points.h"
 #include "pg/pg_guard.h"

@@ -17,7 +17,7 @@ PG_FUNCTION_INFO_V1(simjoin_similarity_join);
 #include <cstring>
 #include <string>
 
-#include "pg/dispatch/engine_runner.h"
+#include "pg/dispatch/dispatch.h"
 #include "pg/functions/function_arguments.h"
 #include "pg/functions/table_vectors.h"
 #include "pg/pg_guard.h"

@@ -13,8 +13,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(simjoin_similarity_join_stats);
 }
 
-#include "pg/dispatch/aggregate_runner.h"
-#include "pg/dispatch/engine_runner.h"
+#include "pg/dispatch/dispatch.h"
 #include "pg/functions/function_arguments.h"
 #include "pg/pg_guard.h"
 #include "pg/settings.h"

@@ -3,7 +3,8 @@
 // the cross product) and ST_DWithin with PostGIS's box-overlap estimate; every join relation
 // holding the clause (in every join order, the plan above the join: sorts, aggregates, a third
 // table) inherits that size, whichever path wins. So before the join search (set_rel_pathlist
-// runs for every base relation first) this hook sets the clause's cached selectivity
+// runs for every base relation first) the relation hook (pg/scan/custom_scan.cpp) has
+// size_join_clauses set the clause's cached selectivity
 // (RestrictInfo norm_selec, and outer_selec for outer, semi- and anti-joins), which
 // clause_selectivity returns from then on: the sampled fraction of pairs within the bound, or
 // for a semi- or anti-join's clause the fraction of its outer rows with a match. Parameterized
@@ -26,8 +27,6 @@ extern "C" {
 namespace simjoin::pg::cs {
 
 namespace {
-
-set_rel_pathlist_hook_type prev_rel_pathlist_hook = nullptr;
 
 // The value of a constant-per-scan expression known at planning time (a Const, or a Param with
 // a bound value in a custom plan). false: unknown.
@@ -168,20 +167,6 @@ void size_distance_clause(PlannerInfo* root, RestrictInfo* rinfo, List* joininfo
   }
 }
 
-void rel_pathlist_hook(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntry* rte) {
-  if (prev_rel_pathlist_hook) prev_rel_pathlist_hook(root, rel, rti, rte);
-  if (!enable_customscan || rel->reloptkind != RELOPT_BASEREL) return;
-  // Each clause once, from its later relation (every base relation's hook runs before joins).
-  ListCell* lc;
-  foreach (lc, rel->joininfo) {
-    RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
-    int last = -1, member = -1;
-    while ((member = bms_next_member(rinfo->clause_relids, member)) >= 0) last = member;
-    if (last == static_cast<int>(rti))
-      cpp_guard([&] { size_distance_clause(root, rinfo, rel->joininfo); });
-  }
-}
-
 }  // namespace
 
 double default_pairs(double rows_o, double rows_i) {
@@ -211,9 +196,15 @@ double sampled_clause_candidates(PlannerInfo* root, RestrictInfo* rinfo) {
   return estimate.candidates;
 }
 
-void estimate_init() {
-  prev_rel_pathlist_hook = set_rel_pathlist_hook;
-  set_rel_pathlist_hook = rel_pathlist_hook;
+void size_join_clauses(PlannerInfo* root, RelOptInfo* rel, Index rti) {
+  // Each clause once, from its later relation (every base relation's hook runs before joins).
+  ListCell* lc;
+  foreach (lc, rel->joininfo) {
+    RestrictInfo* rinfo = lfirst_node(RestrictInfo, lc);
+    int last = -1, member = -1;
+    while ((member = bms_next_member(rinfo->clause_relids, member)) >= 0) last = member;
+    if (last == static_cast<int>(rti)) size_distance_clause(root, rinfo, rel->joininfo);
+  }
 }
 
 }  // namespace simjoin::pg::cs

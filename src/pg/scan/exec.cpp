@@ -65,7 +65,12 @@ namespace simjoin::pg::cs {
 
 namespace {
 
-CustomExecMethods exec_methods;
+void begin_scan(CustomScanState* node, EState* estate, int eflags);
+void end_scan(CustomScanState* node);
+void rescan(CustomScanState* node);
+
+const CustomExecMethods exec_methods =
+    scan_exec_methods("SimilarityJoin", begin_scan, exec_scan, end_scan, rescan, explain_scan);
 
 Node* create_state(CustomScan* cscan) {
   return cpp_guard([cscan]() -> Node* {
@@ -94,6 +99,86 @@ Node* create_state(CustomScan* cscan) {
       return reinterpret_cast<Node*>(st);
     });
   });
+}
+
+}  // namespace
+
+bool shift_index_vars(Node* node, void* context) {
+  if (node == nullptr) return false;
+  if (IsA(node, Var)) {
+    Var* var = reinterpret_cast<Var*>(node);
+    if (var->varno == INDEX_VAR) var->varattno -= *static_cast<int*>(context);
+    return false;
+  }
+  return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(shift_index_vars)), context);
+}
+
+namespace {
+
+// ---- the columns an engine pair needs, decided when the scan begins ----------------------
+
+// The position of column c in a side's need[] (-1 if not needed).
+int need_position(const Side* side, int c) {
+  for (int k = 0; k < side->n_need; ++k)
+    if (side->need[k] == c) return k;
+  return -1;
+}
+
+// Collects the scan tuple columns (INDEX_VAR attnos, 1-based) an expression reads; a whole-row
+// reference reads them all.
+bool collect_index_vars(Node* node, void* context) {
+  if (node == nullptr) return false;
+  if (IsA(node, Var)) {
+    Var* var = reinterpret_cast<Var*>(node);
+    if (var->varno == INDEX_VAR) {
+      Bitmapset** columns = static_cast<Bitmapset**>(context);
+      *columns = bms_add_member(*columns, var->varattno > 0 ? var->varattno : 0);
+    }
+    return false;
+  }
+  return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(collect_index_vars)), context);
+}
+
+// The columns of a side that an engine pair needs: positions first .. first + count - 1 of the
+// scan tuple that `columns` holds (all of them when it holds 0, a whole-row reference).
+void set_needed_columns(Side* side, Bitmapset* columns, int first, int count) {
+  side->need = static_cast<int*>(palloc(sizeof(int) * Max(count, 1)));
+  side->n_need = 0;
+  const bool all = bms_is_member(0, columns);
+  for (int c = 0; c < count; ++c)
+    if (all || bms_is_member(first + c + 1, columns)) side->need[side->n_need++] = c;
+}
+
+// Whether the projection is plain scan-tuple columns (or nothing, as for count(*)): then an
+// engine pair's output is a copy of the sides' values (project_engine_pair).
+void set_direct_projection(SimJoinState* st, List* targetlist) {
+  st->direct_project = false;
+  st->n_out = list_length(targetlist);
+  st->out_side = static_cast<int*>(palloc(sizeof(int) * Max(st->n_out, 1)));
+  st->out_need = static_cast<int*>(palloc(sizeof(int) * Max(st->n_out, 1)));
+  TupleTableSlot* result = st->css.ss.ps.ps_ResultTupleSlot;
+  if (st->css.ss.ps.ps_ProjInfo == nullptr || result == nullptr ||
+      result->tts_tupleDescriptor->natts != st->n_out)
+    return;
+  int j = 0;
+  ListCell* cell;
+  foreach (cell, targetlist) {
+    Expr* expr = static_cast<TargetEntry*>(lfirst(cell))->expr;
+    if (!IsA(expr, Var)) return;
+    const Var* var = reinterpret_cast<const Var*>(expr);
+    if (var->varno != INDEX_VAR || var->varattno < 1 ||
+        var->varattno > st->outer_columns + st->inner_columns)
+      return;
+    const int column = var->varattno - 1;
+    const bool outer = column < st->outer_columns;
+    const Side* side = outer ? &st->outer : &st->inner;
+    const int k = need_position(side, outer ? column : column - st->outer_columns);
+    if (k < 0) return;
+    st->out_side[j] = outer ? 0 : 1;
+    st->out_need[j] = k;
+    ++j;
+  }
+  st->direct_project = true;
 }
 
 void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
@@ -327,23 +412,5 @@ void rescan(CustomScanState* node) {
 }  // namespace
 
 CustomScanMethods scan_methods = {"SimilarityJoin", create_state};
-
-void init_exec_methods() {
-  exec_methods.CustomName = "SimilarityJoin";
-  exec_methods.BeginCustomScan = begin_scan;
-  exec_methods.ExecCustomScan = exec_scan;
-  exec_methods.EndCustomScan = end_scan;
-  exec_methods.ReScanCustomScan = rescan;
-  exec_methods.MarkPosCustomScan = nullptr;
-  exec_methods.RestrPosCustomScan = nullptr;
-  exec_methods.EstimateDSMCustomScan = nullptr;
-  exec_methods.InitializeDSMCustomScan = nullptr;
-  exec_methods.ReInitializeDSMCustomScan = nullptr;
-  exec_methods.InitializeWorkerCustomScan = nullptr;
-  // No ShutdownCustomScan: PostgreSQL 15 calls it after every portion of a cursor, which may be
-  // fetched from again; an engine stopped there could not resume. EndCustomScan stops it.
-  exec_methods.ShutdownCustomScan = nullptr;
-  exec_methods.ExplainCustomScan = explain_scan;
-}
 
 }  // namespace simjoin::pg::cs

@@ -3,7 +3,7 @@
 #include "pg/scan/form_state.h"
 #include "pg/scan/plan_info.h"
 
-#include "pg/dispatch/engine_runner.h"
+#include "pg/dispatch/dispatch.h"
 #include "pg/pg_guard.h"
 #include "pg/settings.h"
 

@@ -19,6 +19,7 @@
 extern "C" {
 #include "postgres.h"
 #include "nodes/execnodes.h"
+#include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
 }
 
@@ -51,9 +52,10 @@ struct FormInfo {
 
 // The function OID -> form map, built lazily per backend from the catalogs (by name and type,
 // in the schemas of the installed extensions) and dropped on pg_proc / pg_operator / pg_type
-// invalidations. Returns false when funcid is no known distance function.
+// invalidations (invalidate_forms, a syscache callback). Returns false when funcid is no known
+// distance function.
 bool lookup_distance_function(Oid funcid, FormInfo* form);
-void register_form_invalidation();
+void invalidate_forms(Datum, int, uint32);
 
 // Label of a form for EXPLAIN ("euclidean", "cube taxicab", "pgvector cosine", ...).
 const char* form_label(const FormInfo& form);
@@ -155,7 +157,7 @@ double certain_recheck_share(const FormInfo& form);
 // (a.k <> b.k).
 enum KeyOrder { KEY_ORDER_NONE = 0, KEY_ORDER_ONE_WAY = 1, KEY_ORDER_BOTH_WAYS = 2 };
 
-// ---- settings (pg/scan/join_path.cpp) -------------------------------------------------------------
+// ---- settings (pg/scan/custom_scan.cpp) -----------------------------------------------------------
 extern bool enable_customscan;
 // simjoin.enable_aggregates: aggregate and DISTINCT ON paths computed in the engine.
 extern bool enable_aggregates;
@@ -194,10 +196,10 @@ double sampled_extent_fraction(PlannerInfo* root, RelOptInfo* rel, Expr* key,
                                const FormInfo& form);
 
 // ---- the distance clauses' selectivity (pg/scan/estimate.cpp) ----------------------------
-// Installs the hook that sets, before the join search, the selectivity of each distance clause
-// between two base relations from the samples (so every join relation holding the clause, in
-// every join order, is sized on them). Called once from custom_scan_init.
-void estimate_init();
+// Sets, before the join search, the selectivity of each distance clause between base relation
+// rti and an earlier one from the samples (so every join relation holding the clause, in every
+// join order, is sized on them). From the relation hook, inside cpp_guard.
+void size_join_clauses(PlannerInfo* root, RelOptInfo* rel, Index rti);
 // Pairs assumed where the bound is unknown when the plan is made (a parameter in a generic plan)
 // or a side cannot be sampled: a selective join, each row of the smaller side matching 10 rows.
 double default_pairs(double rows_o, double rows_i);
@@ -220,14 +222,33 @@ void add_ordered_paths(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outer
 enum OutputMode { OUTPUT_UNORDERED = 0, OUTPUT_GROUPED = 1, OUTPUT_NEAREST = 2 };
 
 // ---- the nearest row per outer row under DISTINCT ON (pg/scan/nearest_path.cpp) ----------
-struct Match;
-// Called by the join path hook with its unordered path before add_path: kept where the query
-// has DISTINCT ON and the join qualifies, for the distinct hook that nearest_init installs.
-void remember_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
-                        RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra,
-                        const CustomPath* path, const Match& match, bool exact,
-                        double candidates);
-void nearest_init();
+// The upper-path hook at UPPERREL_DISTINCT over a join relation: the nearest paths derived from
+// the join's remembered paths, where the query's shape allows. Inside cpp_guard.
+void add_nearest_paths(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* distinct_rel);
+
+// ---- the join path (pg/scan/join_path.cpp) ----------------------------------------------
+// The join path hook: the SimilarityJoin path of an inner, LEFT, semi- or anti-join whose clauses
+// hold a distance clause it can decide (at DEBUG1, why not for a FULL join). Inside cpp_guard.
+void add_join_paths(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                    RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra);
+// Each SimilarityJoin path the join path hook makes, kept (a copy: add_path may free the path)
+// for the upper-path hook: the nearest paths under DISTINCT ON (pg/scan/nearest_path.cpp) and the
+// aggregates computed in the engine (pg/scan/aggregate/path.cpp) build on them. Kept in the
+// planner's memory context; a reset callback there unlinks it, so that the list never points
+// into freed memory.
+struct KeptJoinPath {
+  PlannerInfo* root;
+  RelOptInfo* joinrel;
+  RelOptInfo* outerrel;
+  RelOptInfo* innerrel;
+  CustomPath* path;        // the unordered path (JoinPathInfo::output_mode OUTPUT_UNORDERED)
+  double candidates;       // the engine's expected pairs
+  KeptJoinPath* next;      // kept after this one
+  KeptJoinPath* previous;  // kept before this one
+  MemoryContextCallback forget;
+};
+const KeptJoinPath* first_kept_join_path();  // the first kept of those alive
+const KeptJoinPath* last_kept_join_path();   // the last kept
 
 // ---- the plan (pg/scan/plan.cpp) ---------------------------------------------------------
 // PlanCustomPath of the SimilarityJoin path.
@@ -236,7 +257,17 @@ Plan* plan_custom_path(PlannerInfo* root, RelOptInfo* rel, CustomPath* best_path
 
 // ---- executor (pg/scan/exec.cpp) --------------------------------------------------------
 extern CustomScanMethods scan_methods;
-void init_exec_methods();
+
+// A scan's executor methods: no mark/restore, no parallel execution of its own, and no
+// ShutdownCustomScan: PostgreSQL 15 calls it after every portion of a cursor, which may be
+// fetched from again; an engine stopped there could not resume. EndCustomScan stops it.
+constexpr CustomExecMethods scan_exec_methods(
+    const char* name, void (*begin)(CustomScanState*, EState*, int),
+    TupleTableSlot* (*exec)(CustomScanState*), void (*end)(CustomScanState*),
+    void (*rescan)(CustomScanState*), void (*explain)(CustomScanState*, List*, ExplainState*)) {
+  return CustomExecMethods{name,    begin,   exec,    end,     rescan,  nullptr, nullptr,
+                           nullptr, nullptr, nullptr, nullptr, nullptr, explain};
+}
 
 // The path's and the plan's private data: pg/scan/plan_info.h.
 

@@ -1,4 +1,5 @@
-// The SimilarityJoin custom scan provider: the join path hook and costing.
+// The SimilarityJoin path of a join (called by the join path hook, pg/scan/custom_scan.cpp) and
+// its cost.
 //
 // For an inner, LEFT, semi- or anti-join whose clauses hold a distance clause
 // (pg/scan/match.h: f(dist(x, y)) <= c, < c, c >= f(dist), c > f(dist), or PostGIS
@@ -12,10 +13,7 @@
 // those the distance clause accepts, and only the other clauses are checked on them; cube's box
 // clauses on the same keys are then decided natively too. At DEBUG1 the hook says why a clause
 // computing a distance between the two inputs is not taken.
-#include "pg/scan/custom_scan.h"
-
 #include "pg/pg_guard.h"
-#include "pg/scan/aggregate/aggregate.h"
 #include "pg/scan/plan_info.h"
 
 extern "C" {
@@ -35,7 +33,6 @@ extern "C" {
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 }
@@ -45,16 +42,34 @@ extern "C" {
 
 namespace simjoin::pg::cs {
 
-bool enable_customscan = true;
-bool enable_aggregates = true;
-double startup_cost_setting = 100.0;
-double row_cost_setting = 0.02;
-double pair_cost_setting = 0.005;
-int sample_rows_setting = 2000;
-
 namespace {
 
-set_join_pathlist_hook_type prev_join_pathlist_hook = nullptr;
+KeptJoinPath* first_kept = nullptr;
+KeptJoinPath* last_kept = nullptr;
+
+void forget_kept_path(void* arg) {
+  KeptJoinPath* kept = static_cast<KeptJoinPath*>(arg);
+  (kept->previous ? kept->previous->next : first_kept) = kept->next;
+  (kept->next ? kept->next->previous : last_kept) = kept->previous;
+}
+
+void keep_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                    RelOptInfo* innerrel, const CustomPath* path, double candidates) {
+  KeptJoinPath* kept = static_cast<KeptJoinPath*>(palloc0(sizeof(KeptJoinPath)));
+  kept->root = root;
+  kept->joinrel = joinrel;
+  kept->outerrel = outerrel;
+  kept->innerrel = innerrel;
+  kept->path = makeNode(CustomPath);
+  *kept->path = *path;
+  kept->candidates = candidates;
+  kept->forget.func = forget_kept_path;
+  kept->forget.arg = kept;
+  MemoryContextRegisterResetCallback(CurrentMemoryContext, &kept->forget);
+  kept->previous = last_kept;
+  (last_kept ? last_kept->next : first_kept) = kept;
+  last_kept = kept;
+}
 
 CustomPathMethods path_methods = {
     "SimilarityJoin",
@@ -307,14 +322,11 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
       describe_path(root, joinrel, outerrel, innerrel, jointype, extra, match, counts);
   const PathCost cost = cost_path(root, joinrel, outer_path, inner_path, info, counts);
   CustomPath* cpath = make_path(joinrel, outer_path, inner_path, info, cost);
-  // For the aggregates computed in the engine (before add_path, which may free cpath).
-  note_similarity_join(root, joinrel, cpath);
-  // The same join grouped by outer row on each outer input path with useful pathkeys (before
-  // add_path, which may free cpath).
+  // For the upper-path hook, and the same join grouped by outer row on each outer input path
+  // with useful pathkeys (before add_path, which may free cpath).
+  keep_join_path(root, joinrel, outerrel, innerrel, cpath, cost.candidates);
   if (ordered_output_fits(cost.candidates))
     add_ordered_paths(root, joinrel, outerrel, jointype, cpath, cost.candidates);
-  remember_join_path(root, joinrel, outerrel, innerrel, jointype, extra, cpath, match, info.exact,
-                     cost.candidates);
   add_path(joinrel, &cpath->path);
 }
 
@@ -339,66 +351,20 @@ void report_join_type(PlannerInfo* root, RelOptInfo* outerrel, RelOptInfo* inner
   }
 }
 
-void join_pathlist_hook(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
-                        RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra) {
-  if (prev_join_pathlist_hook)
-    prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
-  if (!enable_customscan) return;
+}  // namespace
+
+const KeptJoinPath* first_kept_join_path() { return first_kept; }
+const KeptJoinPath* last_kept_join_path() { return last_kept; }
+
+void add_join_paths(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
+                    RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra) {
   // LEFT: the outer input's rows are kept; SEMI (EXISTS, IN) and ANTI (NOT EXISTS): the outer
   // input's rows with a match and without one.
   if (jointype == JOIN_INNER || jointype == JOIN_LEFT || jointype == JOIN_SEMI ||
       jointype == JOIN_ANTI)
-    cpp_guard([&] {
-      add_similarity_join_path(root, joinrel, outerrel, innerrel, jointype, extra);
-    });
+    add_similarity_join_path(root, joinrel, outerrel, innerrel, jointype, extra);
   else
-    cpp_guard([&] { report_join_type(root, outerrel, innerrel, jointype, extra); });
+    report_join_type(root, outerrel, innerrel, jointype, extra);
 }
-
-}  // namespace
 
 }  // namespace simjoin::pg::cs
-
-namespace simjoin::pg {
-
-void custom_scan_init() {
-  using namespace cs;
-  DefineCustomBoolVariable("simjoin.enable_customscan",
-                           "Lets the planner use the SimilarityJoin custom scan for joins on a "
-                           "distance within a bound.",
-                           nullptr, &enable_customscan, true, PGC_USERSET, 0, nullptr, nullptr,
-                           nullptr);
-  DefineCustomBoolVariable("simjoin.enable_aggregates",
-                           "Lets the planner compute aggregates over a similarity join (counts, "
-                           "minimum and maximum distances, the nearest row) in the engine.",
-                           nullptr, &enable_aggregates, true, PGC_USERSET, 0, nullptr, nullptr,
-                           nullptr);
-  DefineCustomRealVariable("simjoin.customscan_startup_cost",
-                           "Planner's fixed cost of starting a SimilarityJoin custom scan.",
-                           nullptr, &startup_cost_setting, 100.0, 0.0, 1e10, PGC_USERSET, 0,
-                           nullptr, nullptr, nullptr);
-  DefineCustomRealVariable("simjoin.customscan_row_cost",
-                           "Planner's cost of reading one input row's vector into the engine.",
-                           nullptr, &row_cost_setting, 0.02, 0.0, 1e10, PGC_USERSET, 0, nullptr,
-                           nullptr, nullptr);
-  DefineCustomRealVariable("simjoin.customscan_pair_cost",
-                           "Planner's cost of one candidate pair found by the engine (before the "
-                           "recheck of the join clauses).",
-                           nullptr, &pair_cost_setting, 0.005, 0.0, 1e10, PGC_USERSET, 0,
-                           nullptr, nullptr, nullptr);
-  DefineCustomIntVariable("simjoin.customscan_sample_rows",
-                          "Rows sampled from each input to estimate a similarity join's size "
-                          "(0: no sampling).",
-                          nullptr, &sample_rows_setting, 2000, 0, 100000, PGC_USERSET, 0,
-                          nullptr, nullptr, nullptr);
-  init_exec_methods();
-  estimate_init();
-  nearest_init();
-  RegisterCustomScanMethods(&scan_methods);
-  register_form_invalidation();
-  aggregate_path_init();
-  prev_join_pathlist_hook = set_join_pathlist_hook;
-  set_join_pathlist_hook = join_pathlist_hook;
-}
-
-}  // namespace simjoin::pg

@@ -60,10 +60,4 @@ bool match_box_clause(Expr* clause, const Match& m, BoxClause* box);
 KeyOrder match_key_order(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* outerrel,
                          RelOptInfo* innerrel);
 
-// A computed key (a PostGIS geometry key that is not a plain column, not volatile, reading no
-// parameter) of a plan whose clauses are rechecked on every candidate: the child computes it once
-// per row as an extra column (with_key_column, pg/scan/keys/column.cpp) that the recheck reads.
-bool key_stored_as_column(Expr* key, KeyKind kind, bool exact);
-Plan* with_key_column(PlannerInfo* root, Plan* child, Expr* key);
-
 }  // namespace simjoin::pg::cs

@@ -30,12 +30,12 @@ namespace simjoin::pg::cs {
 // by the DISTINCT ON keys; an Incremental Sort on the ORDER BY (presorted on the DISTINCT ON
 // keys: its groups are the rows of one key, usually one row) and PostgreSQL's Unique go on top.
 //
-// Mechanism: a create_upper_paths_hook at UPPERREL_DISTINCT (chained: other hooks of this
-// extension and others run first), not the join path hook: the nearest scan returns fewer rows
-// than the join, so it may only appear under the DISTINCT ON that discards the others. The join
-// path hook (pg/scan/join_path.cpp) remembers its unordered path for the query's top join relation
-// (remember_join_path, before add_path, which may free it); the distinct hook finds it by
-// (root, join relation) and derives the nearest path from it.
+// Mechanism: the upper-path hook at UPPERREL_DISTINCT over a join relation (pg/scan/custom_scan.cpp:
+// add_nearest_paths, after other extensions' hooks), not the join path hook: the nearest scan
+// returns fewer rows than the join, so it may only appear under the DISTINCT ON that discards
+// the others. The join path hook (pg/scan/join_path.cpp) keeps each unordered path it makes
+// (KeptJoinPath, before add_path, which may free it); the distinct hook finds those of the
+// query's top join relation by (root, join relation) and derives the nearest path from them.
 //
 // Correctness of each part:
 // - Only where the engine decides the distance clause exactly (engine_is_exact, no arithmetic
@@ -62,32 +62,22 @@ namespace simjoin::pg::cs {
 
 namespace {
 
-// A SimilarityJoin path of the query's top join relation, kept for the distinct hook. Entries
-// live in the planner's memory context; a reset callback there unlinks them, so that the list
-// never points into freed memory.
-struct RememberedJoin {
-  PlannerInfo* root;
-  RelOptInfo* joinrel;
-  RelOptInfo* outerrel;
-  RelOptInfo* innerrel;
-  CustomPath path;      // a copy of the unordered path (add_path may free the original)
-  Expr* distance;       // the distance expression of the clause
-  double candidates;    // the engine's expected pairs
-  MemoryContextCallback forget;
-  RememberedJoin* next;
-};
-RememberedJoin* remembered = nullptr;
-
-void forget_join(void* arg) {
-  for (RememberedJoin** link = &remembered; *link; link = &(*link)->next) {
-    if (*link == arg) {
-      *link = (*link)->next;
-      return;
-    }
-  }
+// The distance expression of a kept join's clause where the nearest path may derive from it (see
+// the top: an inner or LEFT join, the query's top join, decided by the engine exactly with one
+// bound, the distance clause and cube's box clauses its only clauses); nullptr otherwise.
+Expr* nearest_distance(PlannerInfo* root, const KeptJoinPath* kept) {
+  const JoinPathInfo info = deform_path_private(kept->path);
+  const Match& match = info.match;
+  if ((info.jointype != JOIN_INNER && info.jointype != JOIN_LEFT) ||
+      !bms_equal(kept->joinrel->relids, root->all_baserels) || !info.exact ||
+      match.scale != NIL || match.radius_side >= 0 || match.form.dwithin ||
+      list_length(info.restrictlist) != 1 + info.n_boxes || !IsA(match.clause, OpExpr))
+    return nullptr;
+  // The distance: the comparison's argument that is not the bound.
+  const OpExpr* op = reinterpret_cast<const OpExpr*>(match.clause);
+  return static_cast<Expr*>(linitial(op->args) == match.eps ? lsecond(op->args)
+                                                            : linitial(op->args));
 }
-
-create_upper_paths_hook_type prev_upper_paths_hook = nullptr;
 
 // Whether an expression of the pathkey's class is computed from `relids` alone.
 bool pathkey_reads_only(const PathKey* pk, Relids relids) {
@@ -133,21 +123,22 @@ Path* sorted_input(PlannerInfo* root, RelOptInfo* rel, Path* cheapest, List* pat
   return best;
 }
 
-// The nearest path of one remembered join, if the query's shape allows it (see the top).
-void add_nearest_path(PlannerInfo* root, RememberedJoin* join, RelOptInfo* input_rel,
-                      RelOptInfo* distinct_rel, List* needed, int n_distinct) {
+// The nearest path of one kept join, whose clause computes `distance`, if the query's shape
+// allows it (see the top).
+void add_nearest_path(PlannerInfo* root, const KeptJoinPath* join, Expr* distance,
+                      RelOptInfo* input_rel, RelOptInfo* distinct_rel, List* needed,
+                      int n_distinct) {
   for (int k = 0; k < n_distinct; ++k)
     if (!pathkey_reads_only(static_cast<PathKey*>(list_nth(needed, k)), join->outerrel->relids))
       return;
-  if (!is_distance_ascending(static_cast<PathKey*>(list_nth(needed, n_distinct)),
-                             join->distance))
+  if (!is_distance_ascending(static_cast<PathKey*>(list_nth(needed, n_distinct)), distance))
     return;
   List* tie_keys = list_copy_tail(needed, n_distinct + 1);
   ListCell* lc;
   foreach (lc, tie_keys)
     if (!pathkey_reads_only(static_cast<PathKey*>(lfirst(lc)), join->innerrel->relids)) return;
 
-  const CustomPath* unordered = &join->path;
+  const CustomPath* unordered = join->path;
   Path* outer = sorted_input(root, join->outerrel,
                              static_cast<Path*>(linitial(unordered->custom_paths)),
                              list_truncate(list_copy(needed), n_distinct));
@@ -189,11 +180,13 @@ void add_nearest_path(PlannerInfo* root, RememberedJoin* join, RelOptInfo* input
                              root, distinct_rel, sorted, n_distinct, groups)));
 }
 
+}  // namespace
+
 void add_nearest_paths(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* distinct_rel) {
   const Query* parse = root->parse;
   if (!parse->hasDistinctOn || parse->hasAggs || parse->groupClause != NIL ||
       parse->groupingSets != NIL || parse->hasWindowFuncs || parse->hasTargetSRFs ||
-      root->hasHavingQual || input_rel->reloptkind != RELOPT_JOINREL)
+      root->hasHavingQual)
     return;
   // The order the DISTINCT ON needs (create_final_distinct_paths): the ORDER BY where it is
   // longer than the DISTINCT ON keys, which it begins with.
@@ -202,53 +195,12 @@ void add_nearest_paths(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* dis
   if (n_distinct == 0 || list_length(needed) <= n_distinct ||
       !pathkeys_contained_in(root->distinct_pathkeys, needed))
     return;
-  for (RememberedJoin* join = remembered; join; join = join->next)
-    if (join->root == root && join->joinrel == input_rel)
-      add_nearest_path(root, join, input_rel, distinct_rel, needed, n_distinct);
-}
-
-void upper_paths_hook(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
-                      RelOptInfo* output_rel, void* extra) {
-  if (prev_upper_paths_hook) prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
-  if (stage != UPPERREL_DISTINCT || !enable_customscan || !enable_aggregates) return;
-  cpp_guard([&] { add_nearest_paths(root, input_rel, output_rel); });
-}
-
-}  // namespace
-
-void remember_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
-                        RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra,
-                        const CustomPath* path, const Match& match, bool exact,
-                        double candidates) {
-  if (!enable_aggregates || !root->parse->hasDistinctOn ||
-      (jointype != JOIN_INNER && jointype != JOIN_LEFT) ||
-      !bms_equal(joinrel->relids, root->all_baserels) || !exact || match.scale != NIL ||
-      match.radius_side >= 0 || match.form.dwithin ||
-      list_length(extra->restrictlist) != 1 + deform_path_private(path).n_boxes ||
-      !IsA(match.clause, OpExpr))
-    return;
-  // The distance: the comparison's argument that is not the bound.
-  const OpExpr* op = reinterpret_cast<const OpExpr*>(match.clause);
-  Expr* distance = static_cast<Expr*>(linitial(op->args) == match.eps ? lsecond(op->args)
-                                                                      : linitial(op->args));
-  RememberedJoin* join = static_cast<RememberedJoin*>(palloc0(sizeof(RememberedJoin)));
-  join->root = root;
-  join->joinrel = joinrel;
-  join->outerrel = outerrel;
-  join->innerrel = innerrel;
-  join->path = *path;
-  join->distance = distance;
-  join->candidates = candidates;
-  join->forget.func = forget_join;
-  join->forget.arg = join;
-  MemoryContextRegisterResetCallback(CurrentMemoryContext, &join->forget);
-  join->next = remembered;
-  remembered = join;
-}
-
-void nearest_init() {
-  prev_upper_paths_hook = create_upper_paths_hook;
-  create_upper_paths_hook = upper_paths_hook;
+  // The last kept first (add_path keeps the first of two paths it finds equal).
+  for (const KeptJoinPath* join = last_kept_join_path(); join; join = join->previous) {
+    if (join->root != root || join->joinrel != input_rel) continue;
+    if (Expr* distance = nearest_distance(root, join))
+      add_nearest_path(root, join, distance, input_rel, distinct_rel, needed, n_distinct);
+  }
 }
 
 }  // namespace simjoin::pg::cs

@@ -3,6 +3,14 @@
 // distance clause and of cube's box clauses decided natively, the keys, eps and factors, the
 // scan tuple (both children's columns), and what the executor may assume of the children
 // (JoinPlanInfo, pg/scan/plan_info.h).
+//
+// A computed key stored as a column of its side's rows (PostGIS geometries: ST_Buffer(a.g, r),
+// ST_Transform(...)): the child computes the key once per row, as an extra column of its target
+// list; the custom scan's tuple (custom_scan_tlist) holds that column, so setrefs replaces the
+// key expression by a reference to it wherever the join's clauses hold it (fix_upper_expr
+// matches whole expressions of the scan tuple) and the key the executor reads too. The recheck
+// of each candidate then reads the stored key instead of computing it again; the value is
+// stored, and spilled past the side's memory, with the rest of the row.
 #include "pg/pg_guard.h"
 #include "pg/scan/plan_info.h"
 
@@ -13,6 +21,8 @@ extern "C" {
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/planmain.h"
+#include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 }
@@ -23,6 +33,53 @@ extern "C" {
 namespace simjoin::pg::cs {
 
 namespace {
+
+// ---- a computed key stored as a column ---------------------------------------------------
+
+// A parameter, a subplan or a placeholder: left where PostgreSQL's plan evaluates it.
+bool not_movable(Node* node, void*) {
+  if (node == nullptr) return false;
+  if (IsA(node, Param) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) ||
+      IsA(node, SubLink) || IsA(node, PlaceHolderVar))
+    return true;
+  using Walker = bool (*)();
+  return expression_tree_walker(
+      node, reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(not_movable)), nullptr);
+}
+
+// Whether the key is stored as a column: a computed key (a PostGIS geometry key that is not a
+// plain column, not volatile, reading no parameter) of a plan whose clauses are rechecked on
+// every candidate.
+bool key_stored_as_column(Expr* key, KeyKind kind, bool exact) {
+  // Where the engine decides the clause, only wild rows' pairs read the key again: not worth a
+  // column. A volatile key must be computed where PostgreSQL's plan computes it (per pair); a
+  // key reading a parameter changes between rescans, and subplans and placeholders stay where
+  // the planner put them (left as they were).
+  if (exact || kind != KEY_GEOMETRY) return false;
+  Node* node = reinterpret_cast<Node*>(key);
+  while (IsA(node, RelabelType))
+    node = reinterpret_cast<Node*>(reinterpret_cast<RelabelType*>(node)->arg);
+  return !IsA(node, Var) && !contain_volatile_functions(node) && !not_movable(node, nullptr);
+}
+
+// The child with the key as an extra column of its target list (unless it has it), priced.
+Plan* with_key_column(PlannerInfo* root, Plan* child, Expr* key) {
+  if (tlist_member(key, child->targetlist)) return child;
+  List* tlist = list_copy(child->targetlist);
+  tlist = lappend(tlist, makeTargetEntry(static_cast<Expr*>(copyObjectImpl(key)),
+                                         static_cast<AttrNumber>(list_length(tlist) + 1), nullptr,
+                                         false));
+  QualCost cost;
+  cost_qual_eval_node(&cost, reinterpret_cast<Node*>(key), root);
+  Plan* plan =
+      change_plan_targetlist(child, tlist, is_parallel_safe(root, reinterpret_cast<Node*>(key)));
+  plan->startup_cost += cost.startup;
+  plan->total_cost += cost.startup + cost.per_tuple * plan->plan_rows;
+  plan->plan_width += 32;
+  return plan;
+}
+
+// ---- the plan ----------------------------------------------------------------------------
 
 // Whether a child returns the same rows each time it is read within the query: a sequential
 // scan of a table (one snapshot) with nothing volatile, and no row locking (whose EvalPlanQual

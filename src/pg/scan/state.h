@@ -1,7 +1,7 @@
 // The SimilarityJoin custom scan's executor state, shared by the executor's files
 // (pg/scan/exec.cpp has the overview):
-//   pg/scan/exec.cpp     the callbacks (create, begin, end, rescan) and a scan's start
-//   pg/scan/columns.cpp  the columns an engine pair needs; the direct projection
+//   pg/scan/exec.cpp     the callbacks (create, begin, end, rescan) and a scan's start; the
+//                            columns an engine pair needs, the direct projection
 //   pg/scan/load/serial_load.cpp     the children read into the sides: keys, values only, shared sides
 //   pg/scan/load/storage.cpp  a side's stored tuples: arena, spill to a temporary file, fetch
 //   pg/scan/load/deform.cpp   a side's needed columns deformed once; the points in space order
@@ -267,14 +267,11 @@ TupleTableSlot* exec_scan(CustomScanState* node);  // ExecCustomScan
 // Whether an engine pair passes the box clauses decided natively (pg/scan/nearest.cpp).
 bool engine_pair_boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_point);
 
-// ---- pg/scan/columns.cpp ------------------------------------------------------------------
-bool collect_index_vars(Node* node, void* context);
-void set_needed_columns(Side* side, Bitmapset* columns, int first, int count);
-bool shift_index_vars(Node* node, void* context);
-void set_direct_projection(SimJoinState* st, List* targetlist);
-
 // ---- pg/scan/exec.cpp ---------------------------------------------------------------------
 void start_scan(SimJoinState* st);
+// Shifts the INDEX_VAR attnos an expression reads down by *(int*)context (an inner side's
+// expression evaluated on its child's tuple).
+bool shift_index_vars(Node* node, void* context);
 
 // ---- pg/scan/ordered.cpp -----------------------------------------------------------------
 OrderedOutput* create_ordered_output();

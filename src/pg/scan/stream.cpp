@@ -1,11 +1,11 @@
 // The SimilarityJoin custom scan's engine run: a BatchSource (a PairStream on this backend's CPU
-// engine, or a job of the GPU service: start_join in pg/dispatch/engine_runner.h), whose batches
+// engine, or a job of the GPU service: start_join in pg/dispatch/dispatch.h), whose batches
 // of candidate pairs the executor takes one at a time (next_batch), waiting in slices with
 // CHECK_FOR_INTERRUPTS() between them; its statistics summed for EXPLAIN (EngineTotals).
 #include "pg/scan/state.h"
 #include "pg/scan/form_state.h"
 
-#include "pg/dispatch/engine_runner.h"
+#include "pg/dispatch/dispatch.h"
 #include "pg/pg_guard.h"
 #include "pg/settings.h"
 

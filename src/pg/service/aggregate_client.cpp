@@ -5,7 +5,6 @@
 #include <cstring>
 #include <string>
 
-#include "pg/dispatch/interrupts.h"
 #include "pg/pg_guard.h"
 #include "pg/service/aggregate_job.h"
 #include "pg/service/client.h"

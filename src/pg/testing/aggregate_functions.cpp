@@ -1,4 +1,4 @@
-// Test-only entry points to the aggregates' route (pg/dispatch/aggregate_runner.h), so that test/service can
+// Test-only entry points to the aggregates' route (pg/dispatch/dispatch.h), so that test/service can
 // run neighbour statistics and DBSCAN as GPU service jobs and in this backend alike. The extension's
 // SQL does not declare them; a test does:
 extern "C" {
@@ -17,8 +17,7 @@ PG_FUNCTION_INFO_V1(simjoin_test_dbscan);
 #include <numeric>
 #include <vector>
 
-#include "pg/dispatch/aggregate_runner.h"
-#include "pg/dispatch/engine_runner.h"
+#include "pg/dispatch/dispatch.h"
 #include "pg/functions/table_vectors.h"
 #include "pg/pg_guard.h"
 #include "pg/settings.h"

@@ -9,7 +9,7 @@
 // (engine_is_exact, no other join clause). Its child is that SimilarityJoin plan, which loads
 // both sides and returns only the pairs with a wild row (SimJoinState::engine_by_caller): the
 // engine's pairs are folded per point of the grouped (outer) side by compute_neighbour_stats
-// (pg/dispatch/aggregate_runner.h), never handed to the executor; the per-point results are combined per
+// (pg/dispatch/dispatch.h), never handed to the executor; the per-point results are combined per
 // group value (a hash table: non-unique keys, NULL keys forming one group) and one row per group
 // with a partner comes out.
 #pragma once
@@ -30,13 +30,13 @@ enum EngineAggregate : int {
   AGG_MAX_DISTANCE = 2,  // max(<the join's distance>)
 };
 
-// The join hook's SimilarityJoin path of a join relation, remembered (a copy: add_path may free
-// it) for the upper-path hook.
-void note_similarity_join(PlannerInfo* root, RelOptInfo* joinrel, const CustomPath* path);
-// The upper-path hook and the plan's methods (from custom_scan_init).
-void aggregate_path_init();
+// The upper-path hook over a join relation: the SimilarityJoinAggregate path of the grouped
+// relation, where the query's shape and a remembered join allow. `stage`: UPPERREL_GROUP_AGG
+// (aggregates, a GROUP BY of one column with or without them), or UPPERREL_DISTINCT (a DISTINCT
+// of one column over the join, no aggregates: its groups). Inside cpp_guard.
+void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
+                        RelOptInfo* grouped_rel);
 
 extern CustomScanMethods aggregate_scan_methods;
-void init_aggregate_exec_methods();
 
 }  // namespace simjoin::pg::cs

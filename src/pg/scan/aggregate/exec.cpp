@@ -10,8 +10,7 @@
 #include "pg/scan/aggregate/aggregate.h"
 #include "pg/scan/aggregate/plan_info.h"
 
-#include "pg/dispatch/aggregate_runner.h"
-#include "pg/dispatch/engine_runner.h"
+#include "pg/dispatch/dispatch.h"
 #include "pg/pg_guard.h"
 #include "pg/scan/state.h"
 #include "pg/settings.h"
@@ -33,7 +32,15 @@ namespace simjoin::pg::cs {
 
 namespace {
 
-CustomExecMethods aggregate_exec_methods;
+void begin_aggregate(CustomScanState* node, EState* estate, int eflags);
+TupleTableSlot* exec_aggregate(CustomScanState* node);
+void end_aggregate(CustomScanState* node);
+void rescan_aggregate(CustomScanState* node);
+void explain_aggregate(CustomScanState* node, List* ancestors, ExplainState* es);
+
+const CustomExecMethods aggregate_exec_methods =
+    scan_exec_methods("SimilarityJoinAggregate", begin_aggregate, exec_aggregate, end_aggregate,
+                      rescan_aggregate, explain_aggregate);
 
 // One group's aggregates.
 struct GroupValues {
@@ -466,14 +473,5 @@ void explain_aggregate(CustomScanState* node, List* ancestors, ExplainState* es)
 }  // namespace
 
 CustomScanMethods aggregate_scan_methods = {"SimilarityJoinAggregate", create_state};
-
-void init_aggregate_exec_methods() {
-  aggregate_exec_methods.CustomName = "SimilarityJoinAggregate";
-  aggregate_exec_methods.BeginCustomScan = begin_aggregate;
-  aggregate_exec_methods.ExecCustomScan = exec_aggregate;
-  aggregate_exec_methods.EndCustomScan = end_aggregate;
-  aggregate_exec_methods.ReScanCustomScan = rescan_aggregate;
-  aggregate_exec_methods.ExplainCustomScan = explain_aggregate;
-}
 
 }  // namespace simjoin::pg::cs

@@ -1,7 +1,8 @@
-// The planner part of the SimilarityJoinAggregate scan (pg/scan/aggregate/aggregate.h): the join hook
-// remembers each SimilarityJoin path it makes (note_similarity_join); the upper-path hook, for a
-// grouping over such a join relation, checks the query's shape and adds a CustomPath to the
-// grouped relation whose child is that join path, projected to the group key and the distance.
+// The planner part of the SimilarityJoinAggregate scan (pg/scan/aggregate/aggregate.h): the join
+// hook keeps each SimilarityJoin path it makes (KeptJoinPath, pg/scan/internal.h); the upper-path
+// hook, for a grouping over such a join relation, checks the query's shape and adds a CustomPath
+// to the grouped relation whose child is that join path, projected to the group key and the
+// distance.
 //
 // Accepted: no HAVING, grouping sets, window functions or set-returning functions; at most one
 // GROUP BY item, a hashable column of one side (that side becomes the outer one); aggregates
@@ -40,25 +41,6 @@ extern "C" {
 namespace simjoin::pg::cs {
 
 namespace {
-
-// ---- the join paths seen by the join hook -----------------------------------------------------
-
-// Remembered in the planner's memory context; a reset callback forgets them with it.
-struct NotedJoin {
-  PlannerInfo* root;
-  RelOptInfo* joinrel;
-  CustomPath* path;
-};
-struct JoinRegistry {
-  MemoryContext context;
-  List* joins;
-  MemoryContextCallback forget;
-};
-JoinRegistry* registry = nullptr;
-
-void forget_registry(void* arg) {
-  if (registry == arg) registry = nullptr;
-}
 
 // ---- the query's shape ------------------------------------------------------------------------
 
@@ -215,16 +197,16 @@ Plan* plan_aggregate(PlannerInfo*, RelOptInfo*, CustomPath* best_path, List* tli
 
 const CustomPathMethods aggregate_path_methods = {"SimilarityJoinAggregate", plan_aggregate};
 
-// `stage`: UPPERREL_GROUP_AGG (aggregates, a GROUP BY of one column with or without them), or
-// UPPERREL_DISTINCT (a DISTINCT of one column over the join, no aggregates: its groups).
+}  // namespace
+
 void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
                         RelOptInfo* grouped_rel) {
   Query* parse = root->parse;
   const bool distinct = stage == UPPERREL_DISTINCT;
   List* group_clause = distinct ? parse->distinctClause : parse->groupClause;
-  if (!registry || parse->groupingSets != NIL || parse->havingQual || parse->hasWindowFuncs ||
+  if (!first_kept_join_path() || parse->groupingSets != NIL || parse->havingQual || parse->hasWindowFuncs ||
       parse->hasTargetSRFs || list_length(group_clause) > 1 ||
-      input_rel->reloptkind != RELOPT_JOINREL || bms_num_members(input_rel->relids) != 2)
+      bms_num_members(input_rel->relids) != 2)
     return;
   if (distinct ? parse->hasDistinctOn || parse->hasAggs || parse->groupClause != NIL ||
                      group_clause == NIL
@@ -246,15 +228,14 @@ void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* 
   const CustomPath* join = nullptr;
   JoinFacts facts{};
   ListCell* lc;
-  foreach (lc, registry->joins) {
-    const NotedJoin* noted = static_cast<const NotedJoin*>(lfirst(lc));
+  for (const KeptJoinPath* kept = first_kept_join_path(); kept; kept = kept->next) {
     JoinFacts candidate;
-    if (noted->root != root || noted->joinrel != input_rel ||
-        !join_facts(root, noted->path, &candidate))
+    if (kept->root != root || kept->joinrel != input_rel ||
+        !join_facts(root, kept->path, &candidate))
       continue;
     if (key && !bms_is_member(key->varno, candidate.outer_path->parent->relids)) continue;
-    if (!join || noted->path->path.total_cost < join->path.total_cost) {
-      join = noted->path;
+    if (!join || kept->path->path.total_cost < join->path.total_cost) {
+      join = kept->path;
       facts = candidate;
     }
   }
@@ -343,43 +324,6 @@ void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* 
   cpath->custom_private = form_aggregate_path_private(info);
   cpath->methods = &aggregate_path_methods;
   add_path(grouped_rel, &cpath->path);
-}
-
-create_upper_paths_hook_type prev_upper_paths_hook = nullptr;
-
-void upper_paths_hook(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* input_rel,
-                      RelOptInfo* output_rel, void* extra) {
-  if (prev_upper_paths_hook) prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
-  if ((stage != UPPERREL_GROUP_AGG && stage != UPPERREL_DISTINCT) || !enable_customscan ||
-      !enable_aggregates)
-    return;
-  cpp_guard([&] { add_aggregate_path(root, stage, input_rel, output_rel); });
-}
-
-}  // namespace
-
-void note_similarity_join(PlannerInfo* root, RelOptInfo* joinrel, const CustomPath* path) {
-  if (!registry || registry->context != CurrentMemoryContext) {
-    JoinRegistry* fresh = static_cast<JoinRegistry*>(palloc0(sizeof(JoinRegistry)));
-    fresh->context = CurrentMemoryContext;
-    fresh->forget.func = forget_registry;
-    fresh->forget.arg = fresh;
-    MemoryContextRegisterResetCallback(CurrentMemoryContext, &fresh->forget);
-    registry = fresh;
-  }
-  NotedJoin* noted = static_cast<NotedJoin*>(palloc(sizeof(NotedJoin)));
-  noted->root = root;
-  noted->joinrel = joinrel;
-  noted->path = makeNode(CustomPath);
-  *noted->path = *path;
-  registry->joins = lappend(registry->joins, noted);
-}
-
-void aggregate_path_init() {
-  init_aggregate_exec_methods();
-  RegisterCustomScanMethods(&aggregate_scan_methods);
-  prev_upper_paths_hook = create_upper_paths_hook;
-  create_upper_paths_hook = upper_paths_hook;
 }
 
 }  // namespace simjoin::pg::cs

@@ -1,6 +1,5 @@
 // Keys of contrib cube's distances: point cubes (a box, or a degenerate one with NaN bounds, is
-// wild), and the probe of cube's arithmetic (pg/scan/keys/operator_probe.h) that makes its distances and box
-// clauses exact in the engine.
+// wild).
 #include "pg/scan/keys/keys.h"
 
 #include <cstring>
@@ -36,18 +35,6 @@ int cube_point(Datum value, double* out, int want_dim) {
     if (out) out[i] = ll;
   }
   return dim;
-}
-
-namespace {
-
-ProbeResult cube_probe;
-
-}  // namespace
-
-void forget_cube_probe() { cube_probe.forget(); }
-
-bool cube_probe_matches(const CubeFunctions& functions) {
-  return cube_probe.matches([&] { return cube_functions_match(functions); });
 }
 
 }  // namespace simjoin::pg::cs

@@ -1,7 +1,9 @@
 // The distance forms the SimilarityJoin custom scan recognizes, found by name and type in the
-// catalogs (never by fixed OIDs): the form table and its lookups. The readers of their key values
-// are pg/scan/keys/keys.cpp and one file per kind (custom_scan_key_*.cpp).
+// catalogs (never by fixed OIDs): the form table and its lookups, and whether cube's and PostGIS's
+// functions found with them compute what simjoin computes (the probes' results). The readers of
+// their key values are pg/scan/keys/keys.cpp and one file per kind.
 #include "pg/scan/keys/keys.h"
+#include "pg/scan/keys/operator_probe.h"
 
 extern "C" {
 #include "access/genam.h"
@@ -36,10 +38,27 @@ FormEntry forms[kMaxForms];
 int form_count = 0;
 bool forms_valid = false;
 
-// contrib cube's functions and PostGIS's, found with the forms (whether they compute what simjoin
-// computes: cube_probe_matches, postgis_probe_matches).
+// Whether another extension's functions compute what simjoin computes (pg/scan/keys/operator_probe.h),
+// asked by engine_is_exact: probed once after each rebuild of the forms (which forgets the
+// results), when a plan first asks. Call inside cpp_guard.
+class ProbeResult {
+ public:
+  template <typename Probe>
+  bool matches(Probe probe) {  // runs the probe unless its result is known
+    if (state_ == State::Unknown) state_ = probe() ? State::Match : State::Differ;
+    return state_ == State::Match;
+  }
+  void forget() { state_ = State::Unknown; }
+
+ private:
+  enum class State { Unknown, Match, Differ } state_ = State::Unknown;
+};
+
+// contrib cube's functions and PostGIS's, found with the forms, and their probes' results.
 CubeFunctions cube_functions;
 PostgisFunctions postgis_functions;
+ProbeResult cube_probe;
+ProbeResult postgis_probe;
 
 void add_form(Oid funcid, KeyKind kind, Metric metric, bool cosine = false, bool dwithin = false,
               bool float32 = false) {
@@ -105,9 +124,9 @@ void build_forms() {
     form_count = 0;
     cube_functions = CubeFunctions{{InvalidOid, InvalidOid, InvalidOid}, InvalidOid, InvalidOid,
                                    InvalidOid};
-    forget_cube_probe();
+    cube_probe.forget();
     postgis_functions = PostgisFunctions{InvalidOid, InvalidOid};
-    forget_postgis_probe();
+    postgis_probe.forget();
     set_geography_functions(InvalidOid, InvalidOid);
     // simjoin's own operators and functions on real[] and float8[].
     Oid nsp = extension_schema("simjoin");
@@ -211,15 +230,9 @@ void build_forms() {
   PG_END_TRY();
 }
 
-void invalidate_forms(Datum, int, uint32) { forms_valid = false; }
-
 }  // namespace
 
-void register_form_invalidation() {
-  CacheRegisterSyscacheCallback(PROCOID, invalidate_forms, 0);
-  CacheRegisterSyscacheCallback(OPEROID, invalidate_forms, 0);
-  CacheRegisterSyscacheCallback(TYPEOID, invalidate_forms, 0);
-}
+void invalidate_forms(Datum, int, uint32) { forms_valid = false; }
 
 bool lookup_distance_function(Oid funcid, FormInfo* form) {
   if (!forms_valid) build_forms();
@@ -261,9 +274,11 @@ bool engine_is_exact(const FormInfo& form) {
   if (form.kind == KEY_FLOAT_ARRAY) return true;
   if (form.kind != KEY_CUBE && form.kind != KEY_GEOMETRY) return false;
   if (!forms_valid) build_forms();
-  if (form.kind == KEY_CUBE) return cube_probe_matches(cube_functions);
+  if (form.kind == KEY_CUBE)
+    return cube_probe.matches([] { return cube_functions_match(cube_functions); });
   // The probe shows ST_DWithin's arithmetic only: ST_Distance and <-> are rechecked on every pair.
-  return form.dwithin && postgis_probe_matches(postgis_functions);
+  return form.dwithin &&
+         postgis_probe.matches([] { return postgis_dwithin_matches(postgis_functions); });
 }
 
 CubeBoxRole cube_box_role(Oid funcid) {

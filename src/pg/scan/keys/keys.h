@@ -2,10 +2,10 @@
 // (pg/scan/keys/forms.cpp), the dispatch over the kinds (pg/scan/keys/keys.cpp) and the kinds'
 // readers, one file each:
 //   pg/scan/keys/array.cpp     real[] / float8[] (simjoin's own distances)
-//   pg/scan/keys/cube.cpp      contrib cube, and the probe of its arithmetic
+//   pg/scan/keys/cube.cpp      contrib cube
 //   pg/scan/keys/point.cpp     PostgreSQL's point
 //   pg/scan/keys/pgvector.cpp  pgvector's vector
-//   pg/scan/keys/postgis.cpp   PostGIS's geometry, and the probe of its arithmetic
+//   pg/scan/keys/postgis.cpp   PostGIS's geometry
 //   pg/scan/keys/geography.cpp PostGIS's geography (unit normals), and its spheroids' radii
 // A reader writes a key's coordinates to out (unless it is null) and returns its dimension, or -1
 // when the engine cannot represent the key faithfully (a wild key); want_dim >= 0 requires that
@@ -13,7 +13,6 @@
 #pragma once
 
 #include "pg/scan/internal.h"
-#include "pg/scan/keys/operator_probe.h"
 
 #include <cmath>
 
@@ -70,26 +69,5 @@ double geography_certain_bound(double eps, const KeyRef& ref);
 bool geography_clause_certain(Expr* clause);
 // The expected share of the candidates that PostGIS still decides (WGS84, for the plan's cost).
 double geography_recheck_share();
-
-// Whether another extension's functions compute what simjoin computes (pg/scan/keys/operator_probe.h), asked
-// by engine_is_exact: probed once after each rebuild of the forms (which forgets the results),
-// when a plan first asks. Call inside cpp_guard.
-class ProbeResult {
- public:
-  template <typename Probe>
-  bool matches(Probe probe) {  // runs the probe unless its result is known
-    if (state_ == State::Unknown) state_ = probe() ? State::Match : State::Differ;
-    return state_ == State::Match;
-  }
-  void forget() { state_ = State::Unknown; }
-
- private:
-  enum class State { Unknown, Match, Differ } state_ = State::Unknown;
-};
-
-bool cube_probe_matches(const CubeFunctions& functions);      // pg/scan/keys/cube.cpp
-void forget_cube_probe();
-bool postgis_probe_matches(const PostgisFunctions& functions);  // pg/scan/keys/postgis.cpp
-void forget_postgis_probe();
 
 }  // namespace simjoin::pg::cs

@@ -1,7 +1,7 @@
 // Keys of PostGIS's distances: 2-D points, the bounding box of other linear geometries (the
 // engine joins their centres within the distance plus the largest half diagonals; a box filter
 // and PostGIS decide each candidate), EMPTY (never matches); curves and anything unreadable are
-// wild. And the probe of PostGIS's arithmetic (pg/scan/keys/operator_probe.h) that makes ST_DWithin exact.
+// wild.
 #include "pg/scan/keys/keys.h"
 
 #include <cmath>
@@ -130,18 +130,6 @@ GeoShape parse_geometry(Datum value, bool geodetic, double point_limit) {
   Reader reader{data, size, ndims, &shape};
   shape.kind = reader.geometry(&offset, 0) ? GeoShape::Box : GeoShape::Other;
   return shape;
-}
-
-namespace {
-
-ProbeResult postgis_probe;
-
-}  // namespace
-
-void forget_postgis_probe() { postgis_probe.forget(); }
-
-bool postgis_probe_matches(const PostgisFunctions& functions) {
-  return postgis_probe.matches([&] { return postgis_dwithin_matches(functions); });
 }
 
 }  // namespace simjoin::pg::cs

@@ -23,7 +23,7 @@ extern "C" {
 #include <vector>
 
 #include "engine/parallel/worker_thread.h"
-#include "pg/dispatch/cpu_thread_cap.h"
+#include "pg/dispatch/cpu_threads.h"
 #include "pg/pg_guard.h"
 #include "pg/settings.h"
 

@@ -74,6 +74,7 @@ struct HalfCopyArgs {
   double unit;        // relative rounding of a coordinate (0 without margin)
   double floor;       // absolute rounding of the whole row, l2 (0 without margin)
   double norms;       // per unit of |x~|^2: its double sum's and the float test's roundings
+  bool pass_all;      // a shift overflowed: zero copies and an infinite reach pass every pair
   __half* out;
   float *norm2, *reach, *norm, *slack;
 };
@@ -92,7 +93,7 @@ __global__ void half_copy(HalfCopyArgs a) {
   __half* out = a.out + row * a.padded_dim;
   for (int j = lane; j < a.padded_dim; j += 32) {
     __half h = __float2half_rn(0.0f);
-    if (real && finite && j < a.dim) {
+    if (real && finite && !a.pass_all && j < a.dim) {
       const double shifted = __dmul_rn(__dsub_rn(a.coords[row * a.dim + j], a.centre[j]), a.scale);
       h = __double2half(shifted);  // round to nearest
       const double back = __half2float(h);
@@ -109,6 +110,13 @@ __global__ void half_copy(HalfCopyArgs a) {
     a.reach[row] = nan;
     a.norm[row] = nan;
     a.slack[row] = nan;
+    return;
+  }
+  if (a.pass_all) {  // every pair of finite rows goes to the exact test
+    a.norm2[row] = 0.0f;
+    a.reach[row] = __int_as_float(0x7f800000);  // +inf
+    a.norm[row] = 0.0f;
+    a.slack[row] = 0.0f;
     return;
   }
   // |x~| <= m; the exact scaled row x_s has |x_s| <= (m + floor) / (1 - unit), and
@@ -187,7 +195,11 @@ TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const 
   CUDA_CHECK(cudaMemcpyAsync(&finite_rows, counters.data(), sizeof(finite_rows),
                              cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (double& c : centre) c = finite_rows > 0 ? c / double(finite_rows) : 0.0;
+  bool centre_finite = true;
+  for (double& c : centre) {
+    c = finite_rows > 0 ? c / double(finite_rows) : 0.0;
+    centre_finite = centre_finite && std::isfinite(c);  // the sums can overflow
+  }
   DeviceBuffer<double> device_centre(dim);
   CUDA_CHECK(cudaMemcpyAsync(device_centre.data(), centre.data(), device_centre.bytes(),
                              cudaMemcpyHostToDevice, stream));
@@ -209,6 +221,9 @@ TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const 
   shared.padded_dim = inputs.padded_dim;
   shared.centre = device_centre.data();
   shared.scale = power_of_two_scale(largest);
+  // Finite coordinates near +-DBL_MAX: the mean or some x - c overflows, and the FP16 distance
+  // of such rows would be NaN where the exact test may still match them (two equal points).
+  shared.pass_all = !centre_finite || !std::isfinite(largest);
   // The exact test accepts S <= bound with S the rounded double sum, so the real distance is at
   // most sqrt(bound (1 + (d + 2) 2^-52)); scaled, that is e.
   const double real_bound = bound * (1.0 + margin * (dim + 2) * 0x1p-52);

@@ -108,6 +108,25 @@ TEST(GpuTensorJoin, DuplicatesNonFiniteRowsAndCountFill) {
   }
 }
 
+// Finite coordinates near +-DBL_MAX: the mean (+inf, or NaN where blocks of rows sum to +inf
+// and -inf) or the shift by it overflows, and equal points out there still match (distance 0),
+// as do the ordinary points beside them.
+TEST(GpuTensorJoin, CoordinatesWhoseShiftOverflows) {
+  SKIP_WITHOUT_GPU();
+  for (bool both_signs : {false, true}) {
+    Points points = uniform_points(300, 20, 0.0, 1.0, 51);
+    for (std::size_t i : {std::size_t(3), std::size_t(4), std::size_t(200)})
+      std::fill(points.point(i), points.point(i) + points.dim, 1.5e308);
+    for (std::size_t i : {std::size_t(260), std::size_t(261)})
+      std::fill(points.point(i), points.point(i) + points.dim, both_signs ? -1.5e308 : 1e300);
+    for (SelfPairs mode : {SelfPairs::Unique, SelfPairs::All}) {
+      const JoinStats stats = expect_matches_oracle(points, nullptr, tensor_spec(1.2, mode));
+      EXPECT_EQ(stats.algorithm, "gpu-brute-force-tensor");
+      EXPECT_GE(stats.pairs, 4u);  // the equal points far out, at least
+    }
+  }
+}
+
 TEST(GpuTensorJoin, ChosenForEuclideanAndCosineFromSixteenDimensions) {
   SKIP_WITHOUT_GPU();
   const Points wide = uniform_points(300, 24, -1.0, 1.0, 31);

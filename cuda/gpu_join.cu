@@ -181,12 +181,13 @@ bool use_tensor_cores(Metric metric, std::size_t dim) {
   return tuning().tensor == 1 || dim >= kTensorMinDim;
 }
 
-void run_tensor_brute_force(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+// The uploaded inputs (right_coords empty in a self-join) joined on tensor cores.
+void run_tensor_brute_force(const PointSet& left, const PointSet* right,
+                            const DeviceBuffer<double>& left_coords,
+                            const DeviceBuffer<double>& right_coords, const JoinSpec& spec,
                             double bound, PairSink& sink, JoinStats& stats, PhaseClock& timer,
                             const ProducerConsumer* consume) {
   stats.algorithm = "gpu-brute-force-tensor";
-  const DeviceBuffer<double> left_coords = upload(left);
-  const DeviceBuffer<double> right_coords = right ? upload(*right) : DeviceBuffer<double>();
   const int dim = static_cast<int>(left.dim);
   const auto n_left = static_cast<std::uint32_t>(left.n);
   const auto n_right = static_cast<std::uint32_t>(right ? right->n : 0);
@@ -204,13 +205,14 @@ void run_tensor_brute_force(const PointSet& left, const PointSet* right, const J
 void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      double bound, PairSink& sink, JoinStats& stats, PhaseClock& timer,
                      const ProducerConsumer* consume) {
+  const DeviceBuffer<double> left_coords = upload(left);
+  const DeviceBuffer<double> right_coords = right ? upload(*right) : DeviceBuffer<double>();
   if (use_tensor_cores(spec.metric, left.dim)) {
-    run_tensor_brute_force(left, right, spec, bound, sink, stats, timer, consume);
+    run_tensor_brute_force(left, right, left_coords, right_coords, spec, bound, sink, stats, timer,
+                           consume);
     return;
   }
   stats.algorithm = "gpu-brute-force";
-  const DeviceBuffer<double> left_coords = upload(left);
-  const DeviceBuffer<double> right_coords = right ? upload(*right) : DeviceBuffer<double>();
   const int dim = static_cast<int>(left.dim);
   const DeviceBuffer<double> centre = float_centre(left, right);
   const FloatPoints left_float = float_points(left_coords.data(), left.n, dim, centre, nullptr);

@@ -24,7 +24,37 @@ __global__ void fold_identity_pairs(PairFold fold, const std::uint32_t* __restri
   if (k < n) fold_pair(fold, ids[k], ids[k], 0.0);
 }
 
+// flags[i] = 1 when row i's `dim` coordinates are all finite, else 0 (a warp a row).
+__global__ void flag_finite_rows(const double* __restrict__ coords, std::size_t n, std::size_t dim,
+                                 std::uint8_t* __restrict__ flags) {
+  const std::size_t row = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const unsigned lane = threadIdx.x & 31;
+  if (row >= n) return;  // uniform over the warp
+  bool finite = true;
+  for (std::size_t j = lane; j < dim; j += 32) finite = finite && isfinite(coords[row * dim + j]);
+  finite = __all_sync(0xffffffffu, finite);
+  if (lane == 0) flags[row] = finite;
+}
+
 }  // namespace
+
+std::vector<std::uint32_t> finite_ids(const double* device_coords, std::size_t n,
+                                      std::size_t dim) {
+  std::vector<std::uint32_t> ids;
+  if (n == 0) return ids;
+  DeviceBuffer<std::uint8_t> flags(n);
+  constexpr int kBlock = 256;
+  const std::size_t blocks = (n * 32 + kBlock - 1) / kBlock;
+  flag_finite_rows<<<static_cast<unsigned>(blocks), kBlock>>>(device_coords, n, dim,
+                                                              flags.data());
+  CUDA_CHECK_LAUNCH();
+  std::vector<std::uint8_t> host(n);
+  CUDA_CHECK(cudaMemcpy(host.data(), flags.data(), n, cudaMemcpyDeviceToHost));
+  ids.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (host[i]) ids.push_back(static_cast<std::uint32_t>(i));
+  return ids;
+}
 
 std::vector<std::uint32_t> finite_ids(const PointSet& set) {
   std::vector<std::uint32_t> ids;

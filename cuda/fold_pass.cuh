@@ -42,5 +42,8 @@ class ControlSink : public PairSink {
 
 // The points of `set` whose coordinates are all finite (exactly those that match themselves).
 std::vector<std::uint32_t> finite_ids(const PointSet& set);
+// The same from the uploaded coordinates (n rows of `dim`, input order): a pass on the device
+// instead of a scan of every coordinate on the host.
+std::vector<std::uint32_t> finite_ids(const double* device_coords, std::size_t n, std::size_t dim);
 
 }  // namespace simjoin::gpu

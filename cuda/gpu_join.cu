@@ -199,7 +199,9 @@ void run_tensor_brute_force(const PointSet& left, const PointSet* right,
   if (stop_requested(sink, stats)) return;  // cancel between phases too
   const TensorJoinProducer producer(
       tensor_join_args(inputs, left_coords.data(), n_left, right_data, n_right, dim, bound));
-  finish_join(producer, consume, right, spec, [&] { return finite_ids(left); }, sink, stats);
+  finish_join(
+      producer, consume, right, spec,
+      [&] { return finite_ids(left_coords.data(), left.n, left.dim); }, sink, stats);
 }
 
 void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec& spec,
@@ -236,7 +238,9 @@ void run_brute_force(const PointSet& left, const PointSet* right, const JoinSpec
   args.bound = bound;
   timer.restart();
   const BruteForceProducer producer(args, spec.metric);
-  finish_join(producer, consume, right, spec, [&] { return finite_ids(left); }, sink, stats);
+  finish_join(
+      producer, consume, right, spec,
+      [&] { return finite_ids(left_coords.data(), left.n, left.dim); }, sink, stats);
 }
 
 // Sorts an input's finite points by cell on the device (its raw copy is freed on return).

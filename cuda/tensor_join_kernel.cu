@@ -26,8 +26,7 @@ struct Stage {
   __half query[kTile][kHalfPitch];
   __half candidate[kTile][kHalfPitch];
 };
-constexpr std::size_t kSharedBytes =
-    std::max(sizeof(Stage), sizeof(float) * kTile * kAccPitch);
+constexpr std::size_t kDotsBytes = std::max(sizeof(Stage), sizeof(float) * kTile * kAccPitch);
 
 // Copies rows [first, first + kTile) of an FP16 matrix (pitch `pitch` halves), dimensions
 // [k0, k0 + width), into a staged tile (width: a multiple of 16).
@@ -41,41 +40,61 @@ __device__ __forceinline__ void stage_rows(__half (*tile)[kHalfPitch], const __h
   }
 }
 
-// The exact accumulated distance of distance.h between rows a and b (dim values each), computed
-// by the whole warp: each lane forms the terms of every 32nd dimension, and the sum runs in
-// dimension order through shuffles, so the result is bit-identical to accumulate_bounded's (a
-// value above bound may stop short of the full sum, as there). Every lane returns it.
-__device__ __forceinline__ double warp_exact_distance(const double* __restrict__ a,
-                                                      const double* __restrict__ b, int dim,
-                                                      double bound, int lane) {
-  constexpr int kGroups = 4;  // dimensions loaded at once: kGroups x 32
-  double acc = 0.0;
-  for (int k0 = 0; k0 < dim; k0 += 32 * kGroups) {
-    double term[kGroups];
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-      const int k = k0 + 32 * g + lane;
-      term[g] = 0.0;
-      if (k < dim) {
-        const double diff = __dsub_rn(a[k], b[k]);
-        term[g] = __dmul_rn(diff, diff);
-      }
+// The candidates that passed the float test, waiting for their exact test: the block's query
+// row (0..127) and the candidate's index. Deciding them in batches lets every thread of the block
+// test one pair on its own (the sum in dimension order, as on the CPU) instead of a warp
+// summing one pair through a chain of shuffles.
+constexpr int kPendingCapacity = 2048;
+constexpr int kFlushAt = kPendingCapacity - kWarps * kTile;  // above it, a round may not fit
+struct Pending {
+  std::uint32_t candidate[kPendingCapacity];
+  std::uint32_t row_found[kTile];  // the count pass's matches per query row
+  int size;
+  std::uint8_t row[kPendingCapacity];
+};
+constexpr std::size_t kPendingOffset = (kDotsBytes + 15) / 16 * 16;
+constexpr std::size_t kSharedBytes = kPendingOffset + sizeof(Pending);
+
+// Decides the pending candidates of queries q0 + row (after a barrier that made every append
+// visible): each thread tests pairs on its own with the exact bounded distance
+// (device_distance.cuh), then counts or stores the matches.
+template <bool FILL, bool FOLD>
+__device__ __forceinline__ void decide_pending(Pending& pending, const TensorJoinArgs& a,
+                                               std::uint32_t q0,
+                                               const std::uint64_t* __restrict__ offsets,
+                                               std::uint64_t base,
+                                               std::uint32_t* __restrict__ cursors,
+                                               const PairOutput& out, const DirectOutput& direct) {
+  const int size = pending.size;
+  for (int i = threadIdx.x; i < size; i += kThreads) {
+    const std::uint32_t q = q0 + pending.row[i], match = pending.candidate[i];
+    const double exact = accumulate_bounded<Metric::Euclidean, 0>(
+        a.left + std::uint64_t(q) * a.dim, a.right + std::uint64_t(match) * a.dim, a.dim,
+        a.bound);
+    if (!(exact <= a.bound)) continue;
+    const double distance = finish_distance_device<Metric::Euclidean>(exact);
+    if constexpr (FILL) {
+      const std::uint64_t o = offsets[q] - base + atomicAdd(cursors + q, 1u);
+      out.left[o] = q;
+      out.right[o] = match;
+      out.distance[o] = distance;
+    } else {
+      atomicAdd(&pending.row_found[pending.row[i]], 1u);
+      if (direct.total) emit_direct<FOLD>(direct, q, match, distance);
     }
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-      const int terms = min(32, dim - (k0 + 32 * g));
-      for (int l = 0; l < terms; ++l) acc = __dadd_rn(acc, __shfl_sync(0xffffffffu, term[g], l));
-    }
-    if (acc > bound) return acc;
   }
-  return acc;
+  __syncthreads();  // every pending pair is read
+  if (threadIdx.x == 0) pending.size = 0;
+  __syncthreads();
 }
 
 // One block: the queries [q0, q0 + 128) (those below q_end) against candidate tiles
 // first_tile, first_tile + gridDim.y, ...: dot products on tensor cores into shared memory,
-// then one warp per query row tests the row's 128 candidates (lane l: columns l, l+32, ...).
+// then one warp per query row applies the float test to the row's 128 candidates (lane l:
+// columns l, l+32, ...) and queues those that pass; the queue is decided whenever a round of
+// rows might no longer fit, and at the end.
 template <bool FILL, bool FOLD>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)
     tensor_join(TensorJoinArgs a, std::uint32_t q_begin, std::uint32_t q_end,
                 std::uint32_t* __restrict__ counts, unsigned long long* __restrict__ candidates,
                 const std::uint64_t* __restrict__ offsets, std::uint64_t base,
@@ -83,6 +102,7 @@ __global__ void __launch_bounds__(kThreads)
   extern __shared__ __align__(128) unsigned char shared[];
   Stage& stage = *reinterpret_cast<Stage*>(shared);
   float(*dots)[kAccPitch] = reinterpret_cast<float(*)[kAccPitch]>(shared);
+  Pending& pending = *reinterpret_cast<Pending*>(shared + kPendingOffset);
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
   const int warp_row = warp / 2, warp_col = warp % 2;
   const std::uint32_t q0 = q_begin + blockIdx.x * kTile;
@@ -90,6 +110,9 @@ __global__ void __launch_bounds__(kThreads)
   // A self-join's pairs have j > q: tiles that end at or before q0 + 1 hold none.
   const std::uint32_t first_tile = a.self_join ? (q0 + 1) / kTile : 0;
   unsigned long long evaluated = 0;
+  if (threadIdx.x == 0) pending.size = 0;
+  if constexpr (!FILL)
+    for (int r = threadIdx.x; r < kTile; r += kThreads) pending.row_found[r] = 0;
 
   for (std::uint32_t tile = first_tile + blockIdx.y; tile < tiles; tile += gridDim.y) {
     const std::uint32_t c0 = tile * kTile;
@@ -138,49 +161,49 @@ __global__ void __launch_bounds__(kThreads)
       c_norm[m] = a.right_half.norm[j];
       c_slack[m] = a.right_half.slack[j];
     }
-    for (int r = warp; r < kTile; r += kWarps) {
+    // Rounds of kWarps rows (one a warp) append at most kWarps * kTile pairs.
+    for (int round = 0; round < kTile; round += kWarps) {
+      const int r = round + warp;
+      int appended_end = 0;  // where this warp's last append ended
       const std::uint32_t q = q0 + r;
-      if (q >= q_end) break;  // uniform over the warp
-      const float q_norm2 = a.left_half.norm2[q], q_reach = a.left_half.reach[q],
-                  q_slack = a.left_half.slack[q];
-      const float q_gemm_norm = a.filter.gemm * a.left_half.norm[q];
-      std::uint32_t found = 0;
+      if (q < q_end) {  // uniform over the warp
+        const float q_norm2 = a.left_half.norm2[q], q_reach = a.left_half.reach[q],
+                    q_slack = a.left_half.slack[q];
+        const float q_gemm_norm = a.filter.gemm * a.left_half.norm[q];
 #pragma unroll
-      for (int m = 0; m < 4; ++m) {
-        const std::uint32_t j = c0 + lane + 32 * m;
-        const bool valid = j < a.n_right && (!a.self_join || j > q);
-        evaluated += valid;
-        const bool candidate =
-            valid && may_match(dots[r][lane + 32 * m], q_norm2, c_norm2[m], q_reach, c_reach[m],
-                               q_gemm_norm, c_norm[m], q_slack, c_slack[m]);
-        // The row's candidates in this column group, decided one by one by the whole warp.
-        for (unsigned pending = __ballot_sync(0xffffffffu, candidate); pending != 0;
-             pending &= pending - 1) {
-          const int owner = __ffs(pending) - 1;
-          const std::uint32_t match = c0 + owner + 32 * m;
-          const double exact = warp_exact_distance(a.left + std::uint64_t(q) * a.dim,
-                                                   a.right + std::uint64_t(match) * a.dim, a.dim,
-                                                   a.bound, lane);
-          if (lane != owner || !(exact <= a.bound)) continue;
-          ++found;
-          const double distance = finish_distance_device<Metric::Euclidean>(exact);
-          if constexpr (FILL) {
-            const std::uint64_t o = offsets[q] - base + atomicAdd(cursors + q, 1u);
-            out.left[o] = q;
-            out.right[o] = match;
-            out.distance[o] = distance;
-          } else if (direct.total) {
-            emit_direct<FOLD>(direct, q, match, distance);
+        for (int m = 0; m < 4; ++m) {
+          const std::uint32_t j = c0 + lane + 32 * m;
+          const bool valid = j < a.n_right && (!a.self_join || j > q);
+          evaluated += valid;
+          const bool candidate = valid && may_match(dots[r][lane + 32 * m], q_norm2, c_norm2[m],
+                                                    q_reach, c_reach[m], q_gemm_norm, c_norm[m],
+                                                    q_slack, c_slack[m]);
+          const unsigned ballot = __ballot_sync(0xffffffffu, candidate);
+          if (ballot == 0) continue;
+          int slot = 0;
+          if (lane == 0) slot = atomicAdd(&pending.size, __popc(ballot));
+          slot = __shfl_sync(0xffffffffu, slot, 0);
+          appended_end = slot + __popc(ballot);
+          slot += __popc(ballot & ((1u << lane) - 1));
+          if (candidate) {
+            pending.candidate[slot] = j;
+            pending.row[slot] = static_cast<std::uint8_t>(r);
           }
         }
       }
-      if constexpr (!FILL) {
-        const std::uint32_t row_found = __reduce_add_sync(0xffffffffu, found);
-        if (lane == 0 && row_found > 0) atomicAdd(counts + q, row_found);
-      }
+      // A barrier that also tells every thread whether the queue ended above kFlushAt (the
+      // warp that appended last saw its end).
+      if (__syncthreads_or(appended_end > kFlushAt))
+        decide_pending<FILL, FOLD>(pending, a, q0, offsets, base, cursors, out, direct);
     }
   }
-  if constexpr (!FILL) add_candidates(candidates, evaluated);
+  __syncthreads();
+  decide_pending<FILL, FOLD>(pending, a, q0, offsets, base, cursors, out, direct);
+  if constexpr (!FILL) {
+    for (int r = threadIdx.x; r < kTile; r += kThreads)
+      if (pending.row_found[r] > 0) atomicAdd(counts + q0 + r, pending.row_found[r]);
+    add_candidates(candidates, evaluated);
+  }
 }
 
 template <bool FILL, bool FOLD>

@@ -17,27 +17,6 @@ namespace {
 
 using namespace simjoin::testing;
 
-// Each base point of `points` followed by a partner at distance eps (up to rounding).
-Points with_partners_at(const Points& base, double eps, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  Points points{base.dim, std::vector<double>(2 * base.coords.size())};
-  std::vector<double> direction(base.dim);
-  for (std::size_t i = 0; i < base.n(); ++i) {
-    double norm = 0.0;
-    for (double& x : direction) {
-      x = normal(rng);
-      norm += x * x;
-    }
-    norm = std::sqrt(norm);
-    for (std::size_t j = 0; j < base.dim; ++j) {
-      points.point(2 * i)[j] = base.coords[i * base.dim + j];
-      points.point(2 * i + 1)[j] = base.coords[i * base.dim + j] + eps * direction[j] / norm;
-    }
-  }
-  return points;
-}
-
 JoinSpec tensor_spec(double eps, SelfPairs self_pairs = SelfPairs::Unique) {
   return gpu_spec(eps, Metric::Euclidean, self_pairs, Algorithm::BruteForce);
 }

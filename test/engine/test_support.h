@@ -103,6 +103,27 @@ inline Points lattice_points(std::size_t side, std::size_t dim, double step, dou
   return points;
 }
 
+// Each base point followed by a partner at distance eps (up to rounding).
+inline Points with_partners_at(const Points& base, double eps, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  Points points{base.dim, std::vector<double>(2 * base.coords.size())};
+  std::vector<double> direction(base.dim);
+  for (std::size_t i = 0; i < base.n(); ++i) {
+    double norm = 0.0;
+    for (double& x : direction) {
+      x = normal(rng);
+      norm += x * x;
+    }
+    norm = std::sqrt(norm);
+    for (std::size_t j = 0; j < base.dim; ++j) {
+      points.point(2 * i)[j] = base.coords[i * base.dim + j];
+      points.point(2 * i + 1)[j] = base.coords[i * base.dim + j] + eps * direction[j] / norm;
+    }
+  }
+  return points;
+}
+
 inline JoinSpec cpu_spec(double eps, Metric metric = Metric::Euclidean,
                          SelfPairs self_pairs = SelfPairs::All) {
   JoinSpec spec;

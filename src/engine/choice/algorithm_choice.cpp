@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/choice/point_sample.h"
+#include "engine/join/float_brute_force.h"
 #include "engine/join/szl_index.h"
 #include "engine/join/szl_join.h"
 
@@ -37,8 +38,12 @@ double szl_seconds(const SzlWork& w, double terms_per_candidate, int threads,
   return (index + join) / threads * 1e-9;
 }
 
-double brute_seconds(double pairs, std::size_t dim, int threads, const AlgorithmSpeeds& s) {
-  return pairs * (s.brute_pair_ns + static_cast<double>(dim) * s.brute_term_ns) / threads * 1e-9;
+double brute_seconds(double pairs, std::size_t dim, Metric metric, int threads,
+                     const AlgorithmSpeeds& s) {
+  const bool filtered = float_filter_applies(metric, dim);
+  const double pair_ns = filtered ? s.filtered_pair_ns : s.brute_pair_ns;
+  const double term_ns = filtered ? s.filtered_term_ns : s.brute_term_ns;
+  return pairs * (pair_ns + static_cast<double>(dim) * term_ns) / threads * 1e-9;
 }
 
 // The pairs brute force evaluates: each unordered pair once in a self-join.
@@ -67,7 +72,8 @@ const AlgorithmSpeeds& cpu_algorithm_speeds() {
       /*grid_term_ns=*/1.89,
       /*szl_key_ns=*/17.2, /*szl_sort_ns=*/7.35, /*szl_search_ns=*/13.5, /*szl_walk_ns=*/5.82,
       /*szl_walk_term_ns=*/0.277,
-      /*brute_pair_ns=*/1.26, /*brute_term_ns=*/0.0866};
+      /*brute_pair_ns=*/1.26, /*brute_term_ns=*/0.0866,
+      /*filtered_pair_ns=*/4.27, /*filtered_term_ns=*/0.0728};
   return speeds;
 }
 
@@ -83,7 +89,9 @@ const AlgorithmSpeeds& gpu_algorithm_speeds() {
       /*grid_term_ns=*/0.000594,
       /*szl_key_ns=*/0.644, /*szl_sort_ns=*/0.135, /*szl_search_ns=*/0.304, /*szl_walk_ns=*/0.0229,
       /*szl_walk_term_ns=*/0.00107,
-      /*brute_pair_ns=*/0.00108, /*brute_term_ns=*/0.000125};
+      /*brute_pair_ns=*/0.00108, /*brute_term_ns=*/0.000125,
+      // The GPU's brute force filters on tensor cores from 16 dimensions: fitted with it.
+      /*filtered_pair_ns=*/0.00108, /*filtered_term_ns=*/0.000125};
   return speeds;
 }
 
@@ -138,7 +146,8 @@ SzlWork estimate_szl_work(const PointSet& left, const PointSet* right, double ep
 }
 
 AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, double brute_pairs,
-                                   std::size_t dim, int threads, const AlgorithmSpeeds& speeds) {
+                                   std::size_t dim, Metric metric, int threads,
+                                   const AlgorithmSpeeds& speeds) {
   threads = std::max(threads, 1);
   AlgorithmChoice choice;
   std::vector<std::pair<Algorithm, AlgorithmEstimate>> priced;
@@ -153,7 +162,8 @@ AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, dou
                       {"szl", szl->walked, szl_seconds(*szl, terms, threads, speeds)}});
   }
   priced.push_back({Algorithm::BruteForce,
-                    {"brute-force", brute_pairs, brute_seconds(brute_pairs, dim, threads, speeds)}});
+                    {"brute-force", brute_pairs,
+                     brute_seconds(brute_pairs, dim, metric, threads, speeds)}});
   // Cheapest first; stable, so that ties keep grid, szl, brute force in that order.
   std::stable_sort(priced.begin(), priced.end(), [](const auto& a, const auto& b) {
     return a.second.seconds < b.second.seconds;
@@ -186,7 +196,7 @@ AlgorithmChoice choose_algorithm(const PointSet& left, const PointSet* right, co
     szl = estimate_szl_work(left, right, spec.eps);
   }
   return cheapest_algorithm(&grid, szl ? &*szl : nullptr, brute_pairs_of(left, right), left.dim,
-                            threads, speeds);
+                            spec.metric, threads, speeds);
 }
 
 }  // namespace simjoin

@@ -41,8 +41,9 @@ struct AlgorithmSpeeds {
   // and log2(build points) (the sort); per probe point, curve and log2(build points) (the binary
   // searches); per walked position and per dimension term its distance check reads.
   double szl_key_ns, szl_sort_ns, szl_search_ns, szl_walk_ns, szl_walk_term_ns;
-  // Brute force: per pair and per pair and dimension.
-  double brute_pair_ns, brute_term_ns;
+  // Brute force: per pair and per pair and dimension; where it filters in FP32
+  // (engine/join/float_brute_force.h), per pair and per pair and dimension of the filter.
+  double brute_pair_ns, brute_term_ns, filtered_pair_ns, filtered_term_ns;
 };
 
 // Measured on the CPU engine (docs/ARCHITECTURE.md, "Choosing the algorithm").
@@ -57,9 +58,11 @@ struct AlgorithmChoice {
 };
 
 // The cheapest of the priced algorithms: grid (nullptr or indexed_dims == 0: not available),
-// szl (nullptr: not available) and brute force over brute_pairs pairs of `dim` dimensions.
+// szl (nullptr: not available) and brute force over brute_pairs pairs of `dim` dimensions under
+// `metric` (Euclidean from 16 dimensions: the FP32 filter's prices).
 AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, double brute_pairs,
-                                   std::size_t dim, int threads, const AlgorithmSpeeds& speeds);
+                                   std::size_t dim, Metric metric, int threads,
+                                   const AlgorithmSpeeds& speeds);
 
 // Auto's choice for run_join(left, right, spec) on a device with these speeds and `threads`
 // threads; szl_supported: the device runs the SZL. Brute force without sampling for eps not

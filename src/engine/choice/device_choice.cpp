@@ -28,9 +28,9 @@ bool gpu_wins(const DeviceEstimate& e) {
 
 // The estimated time of the algorithm a device with these speeds picks over that of its grid.
 double picked_over_grid(const JoinWork& grid, const SzlWork& szl, double brute_pairs,
-                        int threads, const AlgorithmSpeeds& speeds) {
+                        Metric metric, int threads, const AlgorithmSpeeds& speeds) {
   const AlgorithmChoice choice =
-      cheapest_algorithm(&grid, &szl, brute_pairs, grid.dim, threads, speeds);
+      cheapest_algorithm(&grid, &szl, brute_pairs, grid.dim, metric, threads, speeds);
   for (const AlgorithmEstimate& e : choice.estimates) {
     if (e.algorithm == "grid" && e.seconds > 0.0) return choice.estimates.front().seconds / e.seconds;
   }
@@ -71,8 +71,11 @@ bool auto_prefers_gpu(const PointSet& left, const PointSet* right, const JoinSpe
     return e.gpu;
   }
   const SzlWork szl = estimate_szl_work(left, right, spec.eps);
-  e.cpu_seconds *= picked_over_grid(estimated, szl, pairs, cpu_threads, cpu_algorithm_speeds());
-  if (gpu_runs_szl) e.gpu_seconds *= picked_over_grid(estimated, szl, pairs, 1, gpu_algorithm_speeds());
+  e.cpu_seconds *=
+      picked_over_grid(estimated, szl, pairs, spec.metric, cpu_threads, cpu_algorithm_speeds());
+  if (gpu_runs_szl)
+    e.gpu_seconds *=
+        picked_over_grid(estimated, szl, pairs, spec.metric, 1, gpu_algorithm_speeds());
   return gpu_wins(e);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/bounded_distance.h"
+#include "engine/join/float_brute_force.h"
 #include "engine/join/self_pairs.h"
 
 namespace simjoin {
@@ -80,6 +81,11 @@ PipelineResult two_input_join(const PointSet& left, const PointSet& right,
 
 PipelineResult brute_force_join(const PointSet& left, const PointSet* right,
                                 const JoinParams& params, PairSink& sink) {
+  if (float_filter_applies(params.metric, left.dim)) {
+    const FloatFilterInputs inputs =
+        make_float_filter_inputs(left, right, params.bound, params.threads);
+    if (!inputs.pass_all) return float_filtered_join(left, right, inputs, params, sink);
+  }
   return with_metric(params.metric, [&](auto tag) {
     constexpr Metric M = decltype(tag)::value;
     return right ? two_input_join<M>(left, *right, params, sink) : self_join<M>(left, params, sink);

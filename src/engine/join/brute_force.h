@@ -1,5 +1,7 @@
 // The brute-force join: every pair tested, multithreaded. Used when the grid cannot prune
 // (eps = +inf, no indexable dimension) and for tiny inputs; handles any coordinates and bound.
+// Euclidean joins of kFloatFilterMinDim dimensions and more go through the FP32 filter
+// (engine/join/float_brute_force.h) unless their coordinates are too large for it.
 #pragma once
 
 #include "engine/join_params.h"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "engine/join/filter_scale.h"
 
 namespace simjoin::gpu {
 namespace {
@@ -131,14 +132,6 @@ __global__ void half_copy(HalfCopyArgs a) {
   a.slack[row] = __double2float_ru(__dmul_ru(a.norms, norm2));
 }
 
-// Scale by a power of two that brings `largest` into [0, 1].
-double power_of_two_scale(double largest) {
-  if (!(largest > 0.0) || !std::isfinite(largest)) return 1.0;
-  int exponent = 0;
-  std::frexp(largest, &exponent);  // largest = f 2^exponent, f in [0.5, 1)
-  return std::ldexp(1.0, -exponent);
-}
-
 HalfPoints half_points(const double* coords, std::uint64_t n, const HalfCopyArgs& shared,
                        cudaStream_t stream) {
   constexpr std::uint64_t kPadRows = 128;  // a tile of the join kernel
@@ -224,11 +217,9 @@ TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const 
   // Finite coordinates near +-DBL_MAX: the mean or some x - c overflows, and the FP16 distance
   // of such rows would be NaN where the exact test may still match them (two equal points).
   shared.pass_all = !centre_finite || !std::isfinite(largest);
-  // The exact test accepts S <= bound with S the rounded double sum, so the real distance is at
-  // most sqrt(bound (1 + (d + 2) 2^-52)); scaled, that is e.
-  const double real_bound = bound * (1.0 + margin * (dim + 2) * 0x1p-52);
-  const double e = std::sqrt(real_bound) * shared.scale * (1.0 + margin * 0x1p-50);
-  shared.half_reach = e / 2.0;
+  // e: the real distance of a pair the exact test accepts, scaled (the double sum's roundings,
+  // those of its subnormal terms included: engine/join/filter_scale.h, shared with the CPU).
+  shared.half_reach = scaled_reach(bound, dim, shared.scale, margin) / 2.0;
   shared.unit = margin * kHalfUnit;
   shared.floor = margin * 0x1p-25 * std::sqrt(double(dim)) * (1.0 + 0x1p-40);
   // |x~|^2 summed in double, the distance's three terms in float: 2^-20 per unit covers both

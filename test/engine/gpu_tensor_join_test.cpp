@@ -106,6 +106,27 @@ TEST(GpuTensorJoin, CoordinatesWhoseShiftOverflows) {
   }
 }
 
+// Subnormal coordinates (the scale must stay finite) and coordinates whose squared differences
+// underflow in the exact sum (pairs match that are apart by more than eps in real arithmetic).
+TEST(GpuTensorJoin, SubnormalCoordinatesAndSquares) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    double spread, eps;
+  };
+  for (const Case& c : {Case{1e-310, 4e-311}, Case{1e-300, 3e-301}, Case{4e-162, 1e-162}}) {
+    SCOPED_TRACE(::testing::Message() << "spread " << c.spread);
+    const Points points = uniform_points(300, 20, 0.0, c.spread, 61);
+    const Points other = uniform_points(130, 20, 0.0, c.spread, 62);
+    for (SelfPairs mode : {SelfPairs::Unique, SelfPairs::All}) {
+      for (double eps : {c.eps, 2.0 * c.eps}) {
+        const JoinStats stats = expect_matches_oracle(points, nullptr, tensor_spec(eps, mode));
+        EXPECT_EQ(stats.algorithm, "gpu-brute-force-tensor");
+        expect_matches_oracle(points, &other, tensor_spec(eps, mode));
+      }
+    }
+  }
+}
+
 TEST(GpuTensorJoin, ChosenForEuclideanAndCosineFromSixteenDimensions) {
   SKIP_WITHOUT_GPU();
   const Points wide = uniform_points(300, 24, -1.0, 1.0, 31);

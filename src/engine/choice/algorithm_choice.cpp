@@ -90,8 +90,12 @@ const AlgorithmSpeeds& gpu_algorithm_speeds() {
       /*szl_key_ns=*/0.644, /*szl_sort_ns=*/0.135, /*szl_search_ns=*/0.304, /*szl_walk_ns=*/0.0229,
       /*szl_walk_term_ns=*/0.00107,
       /*brute_pair_ns=*/0.00108, /*brute_term_ns=*/0.000125,
-      // The GPU's brute force filters on tensor cores from 16 dimensions: fitted with it.
-      /*filtered_pair_ns=*/0.00108, /*filtered_term_ns=*/0.000125};
+      // Brute force on tensor cores (Euclidean and cosine from 16 dimensions; its kernel time per
+      // pair of a self-join's half, H100, 2026-11-27, docs/benchmarks/tensor_cores.md): fitted on
+      // exponential sets of 500k points at 128-D and 768-D and 2M at 32-D (2.65, 3.70 and 11.7 ps
+      // a pair), checked on 384-D (predicted 6.9, measured 6.8 ps) and 128-D at ~400 neighbours
+      // a point (3.7 against 4.4 ps).
+      /*filtered_pair_ns=*/0.0021, /*filtered_term_ns=*/0.0000125};
   return speeds;
 }
 

@@ -1,6 +1,6 @@
 // Host-side pieces of the low-precision filters' bound that do not depend on the precision:
 // the power-of-two scale of the centred points and e, the scaled reach of a matching pair.
-// (cuda/tensor_filter.cu computes the same for its FP16 copies.)
+// cuda/tensor_filter.cu uses them for its FP16 copies.
 #pragma once
 
 #include <cmath>

@@ -50,6 +50,11 @@ CREATE TEMP TABLE knn_fn AS SELECT * FROM similarity_knn_join('knn_queries', 'kn
 DROP TABLE knn_fn;
 CREATE TEMP TABLE knn_fn AS SELECT * FROM similarity_knn_join('knn_queries', 'knn_base', :k);
 \echo PostgreSQL LATERAL plan, the first lateral_q query rows
+EXPLAIN (COSTS OFF)
+  SELECT a.id AS left_id, n.id AS right_id, n.d AS distance, n.rank
+  FROM (SELECT * FROM knn_queries WHERE id <= :lateral_q) a CROSS JOIN LATERAL (
+    SELECT b.id, a.v <-> b.v AS d, (row_number() OVER (ORDER BY a.v <-> b.v, b.id))::int AS rank
+    FROM knn_base b WHERE a.v <-> b.v <= 'Infinity' ORDER BY a.v <-> b.v, b.id LIMIT :k) n;
 CREATE TEMP TABLE knn_lateral AS
   SELECT a.id AS left_id, n.id AS right_id, n.d AS distance, n.rank
   FROM (SELECT * FROM knn_queries WHERE id <= :lateral_q) a CROSS JOIN LATERAL (

@@ -80,6 +80,7 @@ INSERT INTO dups VALUES (1, '{1, 1}'), (2, '{1, 1}'), (3, '{0, 0}'), (4, '{1, 1}
 SELECT * FROM similarity_knn_join('probes', 'dups', 10, left_key => 'id') ORDER BY left_id, rank;
 SELECT rows_differ($$SELECT * FROM similarity_knn_join('probes', 'dups', 10, left_key => 'id')$$,
   lateral_knn('probes', 'dups', 'a.pos <-> b.pos', 10));
+SELECT count(*) FROM similarity_knn_join('probes', 'dups', 2147483647, left_key => 'id');
 
 -- k 0 and empty tables: no rows; k NULL or negative: ERROR.
 CREATE TABLE nothing (id int PRIMARY KEY, pos float8[]);

@@ -25,7 +25,7 @@ class NeighbourHeap {
  public:
   NeighbourHeap(std::size_t k, double eps, Metric metric)
       : k_(k), metric_(metric), eps_bound_(accumulated_bound(eps, metric)) {
-    heap_.reserve(k);
+    heap_.reserve(std::min<std::size_t>(k, 1024));  // k may be far above the partners there are
     reset();
   }
   void reset() {

@@ -8,7 +8,6 @@
 extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
-#include "access/htup_details.h"
 #include "funcapi.h"
 #include "utils/tuplestore.h"
 
@@ -21,6 +20,7 @@ PG_FUNCTION_INFO_V1(simjoin_similarity_knn_join);
 #include <vector>
 
 #include "pg/dispatch/dispatch.h"
+#include "pg/functions/fixed_row.h"
 #include "pg/functions/function_arguments.h"
 #include "pg/functions/table_vectors.h"
 #include "pg/pg_guard.h"
@@ -34,44 +34,34 @@ enum Argument { LEFT_TABLE, RIGHT_TABLE, K, EPS, METRIC, LEFT_COLUMN, RIGHT_COLU
 
 // Writes each neighbour as a (left_id, right_id, distance, rank) row. The engine hands a left
 // row's neighbours nearest first, so its rank is how many of its neighbours came before. The
-// row's layout is fixed (three 8-byte columns, then an int4; never NULL): one formed tuple is
-// reused, each neighbour overwrites its data area and the tuplestore copies it.
+// row's layout is fixed (three 8-byte columns, then an int4; never NULL): a FixedRow.
 class KnnTuplestoreSink : public InterruptibleSink {
  public:
   KnnTuplestoreSink(ReturnSetInfo* rsinfo, const int64* left_keys, size_t left_n,
                     const int64* right_keys)
-      : rsinfo_(rsinfo), left_keys_(left_keys), right_keys_(right_keys), ranks_(left_n, 0) {
-    pg_call([this] {
-      Datum values[4] = {Int64GetDatum(0), Int64GetDatum(0), Float8GetDatum(0.0),
-                         Int32GetDatum(0)};
-      bool nulls[4] = {false, false, false, false};
-      row_ = heap_form_tuple(rsinfo_->setDesc, values, nulls);
-    });
-    row_data_ = reinterpret_cast<char*>(row_->t_data) + row_->t_data->t_hoff;
-  }
+      : row_(rsinfo), left_keys_(left_keys), right_keys_(right_keys), ranks_(left_n, 0) {}
 
   bool consume(const PairBatch& batch) override {
     pg_call([&] {
       for (size_t n = 0; n < batch.size; ++n) {
         const int64 left = left_keys_[batch.left[n]], right = right_keys_[batch.right[n]];
         const int32 rank = static_cast<int32>(++ranks_[batch.left[n]]);
-        std::memcpy(row_data_, &left, 8);
-        std::memcpy(row_data_ + 8, &right, 8);
-        std::memcpy(row_data_ + 16, &batch.distance[n], 8);
-        std::memcpy(row_data_ + 24, &rank, 4);
-        tuplestore_puttuple(rsinfo_->setResult, row_);
+        char* data = row_.data();
+        std::memcpy(data, &left, 8);
+        std::memcpy(data + 8, &right, 8);
+        std::memcpy(data + 16, &batch.distance[n], 8);
+        std::memcpy(data + 24, &rank, 4);
+        row_.put();
       }
     });
     return keep_going();
   }
 
  private:
-  ReturnSetInfo* rsinfo_;
+  FixedRow row_;
   const int64* left_keys_;
   const int64* right_keys_;
   std::vector<uint32_t> ranks_;
-  HeapTuple row_ = nullptr;
-  char* row_data_ = nullptr;
 };
 
 // k: NULL is an ERROR (SQL's LIMIT NULL would mean every row: similarity_join gives those), as is

@@ -216,6 +216,15 @@ JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec
       });
 }
 
+JoinStats run_knn_on_cpu(const PointSet& left, const PointSet* right, KnnSpec spec,
+                         PairSink& sink) {
+  const CpuThreadLease threads(spec.threads);
+  spec.threads = threads.count();
+  JoinStats stats = run_knn_join(left, right, spec, sink);
+  report_join(stats, std::string());
+  return stats;
+}
+
 PairStream::Options stream_options() {
   PairStream::Options options;
   options.interrupted = interrupt_pending;

@@ -16,6 +16,7 @@ extern "C" {
 #include "engine/aggregates/dbscan.h"
 #include "engine/aggregates/neighbour_stats.h"
 #include "engine/engine.h"
+#include "engine/knn/knn_join.h"
 #include "engine/parallel/pair_stream.h"
 
 namespace simjoin::pg {
@@ -47,6 +48,12 @@ PairStream::Options stream_options();
 // The point sets' coordinates must outlive the stream. Inside cpp_guard.
 std::unique_ptr<BatchSource> start_join(const PointSet& left, const PointSet* right,
                                         const JoinSpec& spec, PairStream::Options options);
+
+// run_knn_join on this backend's CPU engine whatever simjoin.device says (the kNN join has no GPU
+// route yet), on threads leased from the cluster-wide cap, into the sink on this thread; emits
+// the simjoin.explain NOTICE. Inside cpp_guard; after a stop, as run_engine.
+JoinStats run_knn_on_cpu(const PointSet& left, const PointSet* right, KnnSpec spec,
+                         PairSink& sink);
 
 // run_neighbour_stats, routed as run_engine routes a join: the service computes the whole
 // aggregate as one job (pg/service/aggregate_client.h); the CPU engine folds it without pairs.

@@ -18,6 +18,7 @@ PG_FUNCTION_INFO_V1(simjoin_similarity_join);
 #include <string>
 
 #include "pg/dispatch/dispatch.h"
+#include "pg/functions/fixed_row.h"
 #include "pg/functions/function_arguments.h"
 #include "pg/functions/table_vectors.h"
 #include "pg/pg_guard.h"
@@ -31,20 +32,12 @@ enum Argument { LEFT_TABLE, RIGHT_TABLE, EPS, METRIC, LEFT_COLUMN, RIGHT_COLUMN,
                 RIGHT_KEY, UNIQUE_PAIRS, ALGORITHM };
 
 // Writes each pair as a (left_id, right_id, distance) row of the function's tuplestore. The
-// row's layout is fixed (three 8-byte, 8-aligned, never NULL columns), so one formed tuple is
-// reused: each pair overwrites its data area and the tuplestore copies it.
+// row's layout is fixed (three 8-byte, 8-aligned, never NULL columns): a FixedRow.
 class TuplestoreSink : public InterruptibleSink {
  public:
   TuplestoreSink(ReturnSetInfo* rsinfo, const int64* left_keys, const int64* right_keys,
                  bool order_keys)
-      : rsinfo_(rsinfo), left_keys_(left_keys), right_keys_(right_keys), order_keys_(order_keys) {
-    pg_call([this] {
-      Datum values[3] = {Int64GetDatum(0), Int64GetDatum(0), Float8GetDatum(0.0)};
-      bool nulls[3] = {false, false, false};
-      row_ = heap_form_tuple(rsinfo_->setDesc, values, nulls);
-    });
-    row_data_ = reinterpret_cast<char*>(row_->t_data) + row_->t_data->t_hoff;
-  }
+      : row_(rsinfo), left_keys_(left_keys), right_keys_(right_keys), order_keys_(order_keys) {}
 
   bool consume(const PairBatch& batch) override {
     pg_call([&] {
@@ -55,22 +48,21 @@ class TuplestoreSink : public InterruptibleSink {
           if (left == right) continue;  // two rows sharing a key (the key is not unique)
           if (right < left) std::swap(left, right);
         }
-        std::memcpy(row_data_, &left, 8);
-        std::memcpy(row_data_ + 8, &right, 8);
-        std::memcpy(row_data_ + 16, &batch.distance[k], 8);
-        tuplestore_puttuple(rsinfo_->setResult, row_);
+        char* data = row_.data();
+        std::memcpy(data, &left, 8);
+        std::memcpy(data + 8, &right, 8);
+        std::memcpy(data + 16, &batch.distance[k], 8);
+        row_.put();
       }
     });
     return keep_going();
   }
 
  private:
-  ReturnSetInfo* rsinfo_;
+  FixedRow row_;
   const int64* left_keys_;
   const int64* right_keys_;
   bool order_keys_;
-  HeapTuple row_ = nullptr;
-  char* row_data_ = nullptr;
 };
 
 }  // namespace

@@ -1,0 +1,43 @@
+// The exact k-nearest-neighbour join: per left point, its k nearest right points within eps.
+#pragma once
+
+#include <cstddef>
+
+#include "engine/pair_sink.h"
+#include "engine/types.h"
+
+namespace simjoin {
+
+// How the neighbours are searched (the result is the same):
+//   Auto: SortedProjection for dim <= kKnnProjectionMaxDim (not cosine), else BruteForce.
+//   SortedProjection: the right points sorted on their widest dimension, searched outward from
+//     each query until that dimension's term alone exceeds the current k-th distance.
+//   BruteForce: every right point, in blocks, each with the early exit at the k-th distance.
+enum class KnnAlgorithm { Auto, SortedProjection, BruteForce };
+
+constexpr std::size_t kKnnProjectionMaxDim = 8;
+
+struct KnnSpec {
+  std::size_t k = 1;
+  double eps = 0.0;  // +infinity: no limit
+  Metric metric = Metric::Euclidean;
+  // Self-join only (right == nullptr): false skips the pair (i, i).
+  bool include_self = true;
+  KnnAlgorithm algorithm = KnnAlgorithm::Auto;
+  int threads = 0;  // 0: hardware concurrency
+  std::size_t batch_pairs = 1u << 16;
+};
+
+// For every left point i, the right points j with d(i, j) <= eps (exact_distance of distance.h;
+// a NaN distance is never within), ordered by (distance, j), the first k of them; streamed to
+// `sink` on the calling thread as pairs (i, j, distance). A point's pairs arrive in that order
+// (one worker writes them, in sequence), possibly split over batches with other points' pairs
+// between them; points come in no particular order. Ties at the k-th distance go to the smaller
+// index: a caller that wants SQL's "smaller key" gives the right points in key order.
+// right == nullptr: left joined with itself (include_self). k == 0 or eps < 0: no pairs.
+// The sink's keep_going is polled while the workers run (stats.stopped). Throws Error for
+// inputs run_join rejects.
+JoinStats run_knn_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
+                       PairSink& sink);
+
+}  // namespace simjoin

@@ -1,0 +1,149 @@
+// similarity_knn_join(left_table, right_table, k, eps, ...): per left row, its k nearest right
+// rows within eps, as the rows of
+//   SELECT a.key, n.key, n.d, n.rank FROM left_table a CROSS JOIN LATERAL (
+//     SELECT b.key, d(a.v, b.v) AS d, row_number() OVER (ORDER BY d(a.v, b.v), b.key) AS rank
+//     FROM right_table b WHERE d(a.v, b.v) <= eps ORDER BY d(a.v, b.v), b.key LIMIT k) n
+// Flow as similarity_join: arguments -> (key, vector) rows through SPI -> the kNN engine on this
+// backend's leased CPU threads -> tuplestore (which spills past work_mem).
+extern "C" {
+#include "postgres.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(simjoin_similarity_knn_join);
+}
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "pg/dispatch/dispatch.h"
+#include "pg/functions/fixed_row.h"
+#include "pg/functions/function_arguments.h"
+#include "pg/functions/table_vectors.h"
+#include "pg/pg_guard.h"
+
+namespace simjoin::pg {
+
+namespace {
+
+enum Argument { LEFT_TABLE, RIGHT_TABLE, K, EPS, METRIC, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
+                RIGHT_KEY, ALGORITHM, INCLUDE_SELF };
+
+// Writes each neighbour as a (left_id, right_id, distance, rank) row. The engine hands a left
+// row's neighbours nearest first, so its rank is how many of its neighbours came before. The
+// row's layout is fixed (three 8-byte columns, then an int4; never NULL): a FixedRow.
+class KnnTuplestoreSink : public InterruptibleSink {
+ public:
+  KnnTuplestoreSink(ReturnSetInfo* rsinfo, const int64* left_keys, size_t left_n,
+                    const int64* right_keys)
+      : row_(rsinfo), left_keys_(left_keys), right_keys_(right_keys), ranks_(left_n, 0) {}
+
+  bool consume(const PairBatch& batch) override {
+    pg_call([&] {
+      for (size_t n = 0; n < batch.size; ++n) {
+        const int64 left = left_keys_[batch.left[n]], right = right_keys_[batch.right[n]];
+        const int32 rank = static_cast<int32>(++ranks_[batch.left[n]]);
+        char* data = row_.data();
+        std::memcpy(data, &left, 8);
+        std::memcpy(data + 8, &right, 8);
+        std::memcpy(data + 16, &batch.distance[n], 8);
+        std::memcpy(data + 24, &rank, 4);
+        row_.put();
+      }
+    });
+    return keep_going();
+  }
+
+ private:
+  FixedRow row_;
+  const int64* left_keys_;
+  const int64* right_keys_;
+  std::vector<uint32_t> ranks_;
+};
+
+// k: NULL is an ERROR (SQL's LIMIT NULL would mean every row: similarity_join gives those), as is
+// a negative k (as LIMIT's); 0 gives no rows (as LIMIT 0).
+size_t k_argument(FunctionCallInfo fcinfo) {
+  if (PG_ARGISNULL(K))
+    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                    errmsg("simjoin: k must not be NULL"),
+                    errhint("For every partner within eps, use similarity_join().")));
+  const int32 k = PG_GETARG_INT32(K);
+  if (k < 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("simjoin: k must not be negative (it is %d)", k)));
+  return static_cast<size_t>(k);
+}
+
+// The algorithm argument (or simjoin.algorithm): bruteforce forces the blocked scan, grid the
+// sorted projection (in any dimension; cosine always scans); auto and szl let the engine choose.
+KnnAlgorithm knn_algorithm(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::BruteForce:
+      return KnnAlgorithm::BruteForce;
+    case Algorithm::Grid:
+      return KnnAlgorithm::SortedProjection;
+    default:
+      return KnnAlgorithm::Auto;
+  }
+}
+
+}  // namespace
+
+}  // namespace simjoin::pg
+
+using namespace simjoin;
+using namespace simjoin::pg;
+
+extern "C" Datum simjoin_similarity_knn_join(PG_FUNCTION_ARGS) {
+  require_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE);
+  InitMaterializedSRF(fcinfo, 0);
+  const size_t k = k_argument(fcinfo);
+  double eps = std::numeric_limits<double>::infinity();
+  eps_argument(fcinfo, EPS, &eps);  // NULL: no limit
+  const Metric metric = metric_argument(fcinfo, METRIC);
+  const Algorithm algorithm = algorithm_argument(fcinfo, ALGORITHM);
+  const bool include_self = PG_ARGISNULL(INCLUDE_SELF) || PG_GETARG_BOOL(INCLUDE_SELF);
+
+  JoinTables tables;
+  resolve_join_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
+                      RIGHT_KEY, &tables);
+  if (!include_self && !tables.self_join)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("simjoin: include_self => false needs a self-join"),
+                    errdetail("The left and right tables, vector columns and keys must be the same.")));
+
+  TableVectors left, right;
+  read_join_vectors(tables, false, &left, &right);
+  if (k == 0 || left.n == 0 || right.n == 0) PG_RETURN_NULL();
+  // Key order on the right: a point's index is its key's position, so the engine's tie rule at
+  // the k-th distance (the smaller index) is SQL's ORDER BY d, key (the smaller key). A self-join
+  // orders its one side, so that a point's index on the left is its index on the right too (the
+  // engine's self-join skips the row itself by index).
+  order_by_key(&right);
+  if (tables.self_join) left = right;
+
+  ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+  // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor may be
+  // alive in this frame then.
+  const bool stopped = cpp_guard([&] {
+    const PointSet left_points = point_set(left), right_points = point_set(right);
+    const JoinSpec settings = join_spec(eps, metric, algorithm);
+    KnnSpec spec;
+    spec.k = k;
+    spec.eps = eps;
+    spec.metric = metric;
+    spec.include_self = include_self;
+    spec.algorithm = knn_algorithm(algorithm);
+    spec.threads = settings.threads;
+    spec.batch_pairs = settings.batch_pairs;
+    KnnTuplestoreSink sink(rsinfo, left.keys, left.n, right.keys);
+    return run_knn_on_cpu(left_points, tables.self_join ? nullptr : &right_points, spec, sink)
+        .stopped;
+  });
+  raise_if_interrupted(stopped);
+  PG_RETURN_NULL();
+}

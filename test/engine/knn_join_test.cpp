@@ -1,0 +1,186 @@
+// run_knn_join against its definition: every partner of every left point, sorted by
+// (distance, index), the first k. Ties at the k-th distance (lattices), duplicates, k above the
+// right side's size, NaN and infinite points, empty sides, every metric, self-joins with and
+// without the point itself, an eps limit, both searches (sorted projection, brute force) in low
+// and high dimensions, on 1 and 4 threads. Distances compared bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <vector>
+
+#include "engine/distance.h"
+#include "engine/knn/knn_join.h"
+#include "test_support.h"
+
+namespace simjoin::testing {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Per left point, its neighbours in order.
+using Neighbours = std::map<std::uint32_t, std::vector<Pair>>;
+
+Neighbours oracle_knn(const Points& left, const Points* right, const KnnSpec& spec) {
+  const Points& other = right ? *right : left;
+  Neighbours result;
+  for (std::uint32_t i = 0; i < left.n(); ++i) {
+    std::vector<Pair> partners;
+    for (std::uint32_t j = 0; j < other.n(); ++j) {
+      if (!right && !spec.include_self && i == j) continue;
+      const double d =
+          exact_distance(left.set().point(i), other.set().point(j), left.dim, spec.metric);
+      if (d <= spec.eps) partners.push_back({i, j, d});
+    }
+    std::sort(partners.begin(), partners.end(), [](const Pair& a, const Pair& b) {
+      return a.d < b.d || (a.d == b.d && a.r < b.r);
+    });
+    if (partners.size() > spec.k) partners.resize(spec.k);
+    if (!partners.empty()) result[i] = partners;
+  }
+  return result;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void expect_knn(const Points& left, const Points* right, KnnSpec spec, const char* what) {
+  const Neighbours expected = oracle_knn(left, right, spec);
+  for (KnnAlgorithm algorithm : {KnnAlgorithm::Auto, KnnAlgorithm::SortedProjection,
+                                 KnnAlgorithm::BruteForce}) {
+    for (int threads : {1, 4}) {
+      spec.algorithm = algorithm;
+      spec.threads = threads;
+      spec.batch_pairs = 7;  // a point's neighbours split over batches
+      CollectingSink sink;
+      const PointSet right_set = right ? right->set() : PointSet{};
+      const JoinStats stats = run_knn_join(left.set(), right ? &right_set : nullptr, spec, sink);
+      Neighbours got;
+      for (const Pair& p : sink.pairs) got[p.l].push_back(p);  // arrival order within a point
+      SCOPED_TRACE(::testing::Message() << what << " algorithm " << static_cast<int>(algorithm)
+                                        << " threads " << threads << " k " << spec.k);
+      EXPECT_FALSE(stats.stopped);
+      EXPECT_EQ(stats.pairs, sink.pairs.size());
+      ASSERT_EQ(got.size(), expected.size());
+      for (const auto& [i, want] : expected) {
+        const std::vector<Pair>& have = got[i];
+        ASSERT_EQ(have.size(), want.size()) << "left " << i;
+        for (std::size_t r = 0; r < want.size(); ++r) {
+          EXPECT_EQ(have[r].r, want[r].r) << "left " << i << " rank " << r + 1;
+          EXPECT_TRUE(same_bits(have[r].d, want[r].d)) << "left " << i << " rank " << r + 1;
+        }
+      }
+    }
+  }
+}
+
+KnnSpec knn_spec(std::size_t k, double eps = kInf, Metric metric = Metric::Euclidean) {
+  KnnSpec spec;
+  spec.k = k;
+  spec.eps = eps;
+  spec.metric = metric;
+  return spec;
+}
+
+const Metric kMetrics[] = {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev,
+                           Metric::Cosine};
+
+TEST(KnnJoin, RandomEveryMetricLowAndHighDimensions) {
+  for (std::size_t dim : {1, 2, 3, 8, 9, 24}) {
+    const Points left = uniform_points(60, dim, -1.0, 1.0, 11 + dim);
+    const Points right = uniform_points(300, dim, -1.0, 1.0, 23 + dim);
+    for (Metric metric : kMetrics) {
+      for (std::size_t k : {1, 5, 17}) expect_knn(left, &right, knn_spec(k, kInf, metric), "random");
+      expect_knn(left, &right, knn_spec(10, 0.3, metric), "random eps");
+    }
+  }
+}
+
+TEST(KnnJoin, LatticeTiesAtTheKthDistanceGoToTheSmallerIndex) {
+  for (std::size_t dim : {1, 2, 3, 12}) {
+    const Points lattice = lattice_points(dim >= 12 ? 2 : 6, dim, 0.5, -1.0);
+    Points queries = lattice_points(3, dim, 0.75, -1.0);  // on and between lattice points
+    queries.coords.resize(std::min<std::size_t>(queries.n(), 40) * dim);
+    for (Metric metric : kMetrics)
+      for (std::size_t k : {1, 2, 3, 4, 5, 9})
+        expect_knn(queries, &lattice, knn_spec(k, kInf, metric), "lattice");
+  }
+}
+
+TEST(KnnJoin, DuplicatesAndKAboveTheRightSide) {
+  Points right = uniform_points(5, 3, 0.0, 1.0, 7);
+  right.coords.insert(right.coords.end(), right.coords.begin(), right.coords.end());  // twice
+  const Points left = uniform_points(20, 3, 0.0, 1.0, 8);
+  for (Metric metric : kMetrics)
+    for (std::size_t k : {3, 10, 11, 2000000000}) expect_knn(left, &right, knn_spec(k, kInf, metric), "dups");
+}
+
+TEST(KnnJoin, SelfJoinWithAndWithoutThePointItself) {
+  for (std::size_t dim : {2, 20}) {
+    Points points = uniform_points(150, dim, 0.0, 1.0, 31 + dim);
+    points.coords.insert(points.coords.end(), points.coords.begin(),
+                         points.coords.begin() + 10 * dim);  // ten duplicates
+    for (Metric metric : kMetrics) {
+      for (bool include_self : {true, false}) {
+        KnnSpec spec = knn_spec(4, kInf, metric);
+        spec.include_self = include_self;
+        expect_knn(points, nullptr, spec, "self");
+        spec.eps = 0.2;
+        expect_knn(points, nullptr, spec, "self eps");
+      }
+    }
+  }
+}
+
+TEST(KnnJoin, NaNAndInfinitePointsAndTheEpsLimit) {
+  for (std::size_t dim : {2, 16}) {
+    Points left = uniform_points(30, dim, 0.0, 1.0, 41);
+    Points right = uniform_points(40, dim, 0.0, 1.0, 42);
+    left.point(0)[0] = std::nan("");
+    left.point(1)[dim - 1] = kInf;
+    left.point(2)[0] = -kInf;
+    right.point(3)[0] = std::nan("");
+    right.point(4)[0] = kInf;
+    right.point(5)[dim - 1] = -kInf;
+    right.point(6)[0] = kInf;
+    right.point(6)[1] = kInf;
+    right.point(7)[0] = 1e308;  // the accumulated sum overflows: distance infinity
+    std::fill(right.point(8), right.point(8) + dim, 0.0);  // a zero vector: no cosine direction
+    for (Metric metric : kMetrics) {
+      for (double eps : {kInf, 0.5, 0.0, 1e300}) {
+        expect_knn(left, &right, knn_spec(45, eps, metric), "non-finite");
+        expect_knn(left, &right, knn_spec(3, eps, metric), "non-finite");
+        expect_knn(left, nullptr, knn_spec(3, eps, metric), "non-finite self");
+      }
+    }
+  }
+}
+
+TEST(KnnJoin, EmptySidesKZeroAndNegativeEpsGiveNothing) {
+  const Points some = uniform_points(10, 3, 0.0, 1.0, 5);
+  const Points none{3, {}};
+  expect_knn(some, &none, knn_spec(3), "empty right");
+  expect_knn(none, &some, knn_spec(3), "empty left");
+  expect_knn(none, nullptr, knn_spec(3), "empty self");
+  expect_knn(some, &some, knn_spec(0), "k 0");
+  expect_knn(some, &some, knn_spec(3, -1.0), "eps < 0");
+}
+
+// A sink that stops at its first batch: the join ends early and says so.
+TEST(KnnJoin, StopsWhenTheSinkSaysSo) {
+  const Points left = uniform_points(2000, 20, 0.0, 1.0, 3);
+  const Points right = uniform_points(2000, 20, 0.0, 1.0, 4);
+  KnnSpec spec = knn_spec(5);
+  spec.threads = 2;
+  spec.batch_pairs = 16;
+  CollectingSink sink(1);
+  const PointSet right_set = right.set();
+  const JoinStats stats = run_knn_join(left.set(), &right_set, spec, sink);
+  EXPECT_TRUE(stats.stopped);
+  EXPECT_LT(sink.pairs.size(), 2000u * 5u);
+}
+
+}  // namespace
+}  // namespace simjoin::testing

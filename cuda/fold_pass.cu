@@ -7,6 +7,7 @@
 
 #include "cuda_stream.h"
 #include "device_buffer.h"
+#include "engine/join/finite_points.h"
 #include "gpu_tuning.h"
 
 namespace simjoin::gpu {
@@ -59,12 +60,8 @@ std::vector<std::uint32_t> finite_ids(const double* device_coords, std::size_t n
 std::vector<std::uint32_t> finite_ids(const PointSet& set) {
   std::vector<std::uint32_t> ids;
   ids.reserve(set.n);
-  for (std::size_t i = 0; i < set.n; ++i) {
-    const double* p = set.point(i);
-    bool finite = true;
-    for (std::size_t j = 0; finite && j < set.dim; ++j) finite = std::isfinite(p[j]);
-    if (finite) ids.push_back(static_cast<std::uint32_t>(i));
-  }
+  for (std::size_t i = 0; i < set.n; ++i)
+    if (is_finite_point(set.point(i), set.dim)) ids.push_back(static_cast<std::uint32_t>(i));
   return ids;
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "engine/join/filter_scale.h"
+#include "engine/join/finite_points.h"
 #include "engine/parallel/worker_thread.h"
 
 namespace simjoin {
@@ -26,12 +27,6 @@ float float_up(double x) {
   return f;
 }
 
-bool row_finite(const double* p, std::size_t dim) {
-  for (std::size_t j = 0; j < dim; ++j)
-    if (!std::isfinite(p[j])) return false;
-  return true;
-}
-
 // The mean of the finite rows of the inputs and the largest |fl(x_j - c_j)| over them.
 struct Centre {
   std::vector<double> c;
@@ -46,7 +41,7 @@ Centre centre_of(const PointSet* const* sides, std::size_t count, std::size_t di
   for (std::size_t s = 0; s < count; ++s)
     for (std::size_t i = 0; i < sides[s]->n; ++i) {
       const double* p = sides[s]->point(i);
-      if (!row_finite(p, dim)) continue;
+      if (!is_finite_point(p, dim)) continue;
       ++rows;
       for (std::size_t j = 0; j < dim; ++j) centre.c[j] += p[j];
     }
@@ -58,7 +53,7 @@ Centre centre_of(const PointSet* const* sides, std::size_t count, std::size_t di
   for (std::size_t s = 0; s < count; ++s)
     for (std::size_t i = 0; i < sides[s]->n; ++i) {
       const double* p = sides[s]->point(i);
-      if (!row_finite(p, dim)) continue;
+      if (!is_finite_point(p, dim)) continue;
       for (std::size_t j = 0; j < dim; ++j)
         centre.largest = std::max(centre.largest, std::fabs(p[j] - centre.c[j]));
     }
@@ -108,7 +103,7 @@ void copy_row(const PointSet& points, std::size_t i, const RowTermsShared& t, Fl
   const std::size_t dim = points.dim;
   const double* p = points.point(i);
   float* out = rows.coords.data() + (i / kFloatPanel) * dim * kFloatPanel + i % kFloatPanel;
-  if (!row_finite(p, dim)) {
+  if (!is_finite_point(p, dim)) {
     for (std::size_t j = 0; j < dim; ++j) out[j * kFloatPanel] = 0.0f;
     return;  // the terms stay NaN
   }

@@ -9,6 +9,8 @@ extern "C" {
 #include "utils/tuplestore.h"
 }
 
+#include <cstring>
+
 #include "pg/pg_guard.h"
 
 namespace simjoin::pg {
@@ -27,6 +29,12 @@ class FixedRow {
   }
   // The columns' bytes, at their aligned offsets.
   char* data() { return data_; }
+  // The first three columns of a pair's row: (left_id int8, right_id int8, distance float8).
+  void set_pair(int64 left, int64 right, double distance) {
+    std::memcpy(data_, &left, 8);
+    std::memcpy(data_ + 8, &right, 8);
+    std::memcpy(data_ + 16, &distance, 8);
+  }
   // Appends the row as it is now to the tuplestore. Inside pg_call.
   void put() { tuplestore_puttuple(rsinfo_->setResult, tuple_); }
 

@@ -46,11 +46,8 @@ class KnnTuplestoreSink : public InterruptibleSink {
       for (size_t n = 0; n < batch.size; ++n) {
         const int64 left = left_keys_[batch.left[n]], right = right_keys_[batch.right[n]];
         const int32 rank = static_cast<int32>(++ranks_[batch.left[n]]);
-        char* data = row_.data();
-        std::memcpy(data, &left, 8);
-        std::memcpy(data + 8, &right, 8);
-        std::memcpy(data + 16, &batch.distance[n], 8);
-        std::memcpy(data + 24, &rank, 4);
+        row_.set_pair(left, right, batch.distance[n]);
+        std::memcpy(row_.data() + 24, &rank, 4);
         row_.put();
       }
     });

@@ -14,7 +14,6 @@ extern "C" {
 PG_FUNCTION_INFO_V1(simjoin_similarity_join);
 }
 
-#include <cstring>
 #include <string>
 
 #include "pg/dispatch/dispatch.h"
@@ -48,10 +47,7 @@ class TuplestoreSink : public InterruptibleSink {
           if (left == right) continue;  // two rows sharing a key (the key is not unique)
           if (right < left) std::swap(left, right);
         }
-        char* data = row_.data();
-        std::memcpy(data, &left, 8);
-        std::memcpy(data + 8, &right, 8);
-        std::memcpy(data + 16, &batch.distance[k], 8);
+        row_.set_pair(left, right, batch.distance[k]);
         row_.put();
       }
     });

@@ -1,14 +1,17 @@
 // simjoin_bench: times run_join on generated or CSV data and prints one line per run.
 //
-//   simjoin_bench --data uniform|clustered|exponential|directions|csv:PATH --n N --dim D --eps E
+//   simjoin_bench --data uniform|clustered|exponential|directions|units|csv:PATH --n N --dim D --eps E
 //                 [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto]
 //                 [--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2]
 //                 [--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]
 //                 [--estimate-only] [--zsort] [--stats | --dbscan MINPTS] [--host-fold]
+//                 [--save PATH]
 //
 // uniform: [0, range]^dim (range 100 by default); clustered: 100 gaussian blobs in [0, range]^dim,
 // sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of Gowanlock and Karsin, DaMoN 2019);
-// directions: n/100 directions in [-1, 1]^dim with noisy copies (for cosine);
+// directions: n/100 directions in [-1, 1]^dim with noisy copies (for cosine); units: the same
+// scaled to unit length (a cosine join's data for Euclidean peers: |a - b|^2 = 2 d_cos(a, b));
+// --save PATH: writes the left input as CSV (17 significant digits, a peer's input) and exits;
 // --zsort: times the SZL index build of the left input with each curve sort (materialized Z keys
 // and the key-free comparator; with --device gpu, the GPU index: radix sorts on key words and the
 // merge sort with z_compare) and exits. The GPU join's sort: SIMJOIN_GPU_ZSORT=keys|compare.
@@ -75,11 +78,12 @@ struct Options {
   bool stats = false;
   std::uint64_t dbscan = 0;  // min_points; 0: no clustering
   bool host_fold = false;
+  std::string save;  // write the left input here and exit
 };
 
 [[noreturn]] void usage(const std::string& problem) {
   std::cerr << "simjoin_bench: " << problem << "\n"
-            << "usage: simjoin_bench --data uniform|clustered|exponential|directions|csv:PATH --n N --dim D "
+            << "usage: simjoin_bench --data uniform|clustered|exponential|directions|units|csv:PATH --n N --dim D "
                "--eps E [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto] "
                "[--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2] "
                "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only] [--zsort] "
@@ -117,6 +121,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--stats") o.stats = true;
     else if (arg == "--dbscan") o.dbscan = std::stoull(value());
     else if (arg == "--host-fold") o.host_fold = true;
+    else if (arg == "--save") o.save = value();
     else usage("unknown argument " + arg);
   }
   return o;
@@ -158,6 +163,28 @@ std::vector<double> directions_data(std::size_t n, std::size_t dim, unsigned see
     for (std::size_t j = 0; j < dim; ++j)
       coords[i * dim + j] = centres[(i % centres_n) * dim + j] + noise(rng);
   return coords;
+}
+
+// directions_data with every row divided by its length.
+std::vector<double> unit_data(std::size_t n, std::size_t dim, unsigned seed) {
+  std::vector<double> coords = directions_data(n, dim, seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    double* row = coords.data() + i * dim;
+    double sum = 0.0;
+    for (std::size_t j = 0; j < dim; ++j) sum += row[j] * row[j];
+    const double length = std::sqrt(sum);
+    for (std::size_t j = 0; j < dim && length > 0.0; ++j) row[j] /= length;
+  }
+  return coords;
+}
+
+// The rows as CSV lines of 17 significant digits (every double read back exactly).
+void save_csv(const std::string& path, const std::vector<double>& coords, std::size_t dim) {
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (!out) usage("cannot write " + path);
+  for (std::size_t k = 0; k < coords.size(); ++k)
+    std::fprintf(out, (k + 1) % dim == 0 ? "%.17g\n" : "%.17g,", coords[k]);
+  std::fclose(out);
 }
 
 std::vector<double> exponential_data(std::size_t n, std::size_t dim, unsigned seed) {
@@ -209,6 +236,7 @@ std::vector<double> make_data(const Options& o, std::size_t n, unsigned seed, st
   if (o.data == "clustered") return clustered_data(n, dim, o.range, seed);
   if (o.data == "exponential") return exponential_data(n, dim, seed);
   if (o.data == "directions") return directions_data(n, dim, seed);
+  if (o.data == "units") return unit_data(n, dim, seed);
   if (o.data.rfind("csv:", 0) == 0) return csv_data(o.data.substr(4), n, dim);
   usage("unknown --data " + o.data);
 }
@@ -424,6 +452,10 @@ int main(int argc, char** argv) {
   const PointSet right{right_coords.data(), dim == 0 ? 0 : right_coords.size() / dim, right_dim};
   const PointSet* right_ptr = o.two > 0 ? &right : nullptr;
   const JoinSpec spec = make_spec(o);
+  if (!o.save.empty()) {
+    save_csv(o.save, left_coords, dim);
+    return 0;
+  }
   if (o.zsort) {
     try {
       time_curve_sorts(left, o.threads, o.device == "gpu");

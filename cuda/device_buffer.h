@@ -62,6 +62,16 @@ std::vector<T> to_host(const DeviceBuffer<T>& buffer, std::size_t n) {
   return host;
 }
 
+// n values from host memory (pageable) in a new device buffer. Returns once they have landed: a
+// copy from pageable memory may return before its last DMA does, and the kernels that read the
+// values run on non-blocking streams, which do not wait for the legacy stream's copy.
+inline DeviceBuffer<double> upload(const double* host, std::size_t n) {
+  DeviceBuffer<double> device(n);
+  if (n > 0) CUDA_CHECK(cudaMemcpy(device.data(), host, n * sizeof(double), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return device;
+}
+
 // Page-locked host memory: the target of asynchronous device-to-host copies.
 template <typename T>
 class PinnedBuffer {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "brute_force_kernel.cuh"
+#include "cosine_tensor_join.cuh"
 #include "cuda_stream.h"
 #include "device_buffer.h"
 #include "engine/choice/algorithm_choice.h"
@@ -82,13 +83,7 @@ bool available(std::string* why) {
 namespace {
 
 DeviceBuffer<double> upload(const PointSet& set) {
-  DeviceBuffer<double> coords(set.n * set.dim);
-  if (coords.bytes() > 0)
-    CUDA_CHECK(cudaMemcpy(coords.data(), set.coords, coords.bytes(), cudaMemcpyHostToDevice));
-  // A copy from pageable memory may return before its last DMA lands, and the kernels that read
-  // the points run on non-blocking streams, which do not wait for the legacy stream's copy.
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return coords;
+  return gpu::upload(set.coords, set.n * set.dim);
 }
 
 // The centre that the float copies are shifted by: the first point whose coordinates are all
@@ -110,7 +105,7 @@ DeviceBuffer<double> float_centre(const PointSet& left, const PointSet* right) {
   DeviceBuffer<double> device(centre.size());
   if (!centre.empty())
     CUDA_CHECK(cudaMemcpy(device.data(), centre.data(), device.bytes(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaDeviceSynchronize());  // see upload()
+  CUDA_CHECK(cudaDeviceSynchronize());  // see upload() in device_buffer.h
   return device;
 }
 
@@ -141,16 +136,6 @@ FloatFilter filter_for(double bound, const JoinSpec& spec, int dim) {
   return filter;
 }
 
-PipelineOptions pipeline_options(const PointSet* right, const JoinSpec& spec,
-                                 const std::vector<std::uint32_t>* diagonal) {
-  PipelineOptions options;
-  options.mirror = right == nullptr && spec.self_pairs == SelfPairs::All;
-  options.diagonal_ids = options.mirror ? diagonal : nullptr;
-  options.sink_batch = spec.batch_pairs;
-  options.memory_bytes = spec.device_memory_bytes;
-  return options;
-}
-
 // Whether the sink asks to stop between phases (then the join reports that it stopped).
 bool stop_requested(PairSink& sink, JoinStats& stats) {
   if (sink.keep_going()) return false;
@@ -170,7 +155,7 @@ void finish_join(const PairProducer& producer, const ProducerConsumer* consume,
   }
   std::vector<std::uint32_t> ids;
   if (!right && spec.self_pairs == SelfPairs::All) ids = diagonal();
-  stats.stopped = !stream_pairs(producer, pipeline_options(right, spec, &ids), sink, stats);
+  stats.stopped = !stream_pairs(producer, pipeline_options(right != nullptr, spec, &ids), sink, stats);
 }
 
 // Whether a brute-force join runs on tensor cores (tensor_join_kernel.cuh): Euclidean distance
@@ -467,12 +452,29 @@ JoinSpec choose_gpu_algorithm(const PointSet& left, const PointSet* right, const
   return chosen;
 }
 
+// A cosine join: its brute force on tensor cores from end to end (cosine_tensor_join.cuh) where
+// the inputs fit the device, else the algorithm chosen on unit vectors made on the host.
+JoinStats run_cosine(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                     PairSink& sink) {
+  const DeviceInfo& device = use_device();
+  std::vector<AlgorithmEstimate> estimates;
+  const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &estimates);
+  const bool on_tensor_cores = chosen.algorithm == Algorithm::BruteForce &&
+                               use_tensor_cores(Metric::Euclidean, left.dim) &&
+                               chunk_points_for(left, right, chosen) == 0;
+  JoinStats stats = on_tensor_cores ? run_cosine_tensor_join(left, right, chosen, sink)
+                                    : run_cosine_join(left, right, chosen, run_join, sink);
+  stats.device = "gpu: " + device.name;
+  if (!estimates.empty()) stats.estimates = std::move(estimates);
+  return stats;
+}
+
 }  // namespace
 
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink) {
   check_inputs(left, right);
-  if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
+  if (spec.metric == Metric::Cosine) return run_cosine(left, right, spec, sink);
   const DeviceInfo& device = use_device();
   // Auto: the algorithm priced cheapest on this device (engine/choice/algorithm_choice.h, the GPU's speeds).
   std::vector<AlgorithmEstimate> estimates;

@@ -68,13 +68,17 @@ class SinkFeeder {
     sink_seconds_ += seconds_since(start);
     return going;
   }
-  // The diagonal pairs (i, i) of `ids`, each at distance 0 (`zeros` holds max_batch zeros).
-  bool feed_diagonal(const std::vector<std::uint32_t>& ids, const std::vector<double>& zeros) {
+  // The diagonal pairs (i, i) of `ids`, each at its `distances` entry (null: at distance 0).
+  bool feed_diagonal(const std::vector<std::uint32_t>& ids, const std::vector<double>* distances,
+                     std::size_t max_batch) {
     const auto start = Clock::now();
+    const std::size_t step = std::min(max_batch, ids.size());
+    const std::vector<double> zeros(distances ? 0 : step, 0.0);
     bool going = true;
-    for (std::size_t offset = 0; going && offset < ids.size(); offset += zeros.size()) {
-      const std::size_t n = std::min(zeros.size(), ids.size() - offset);
-      going = hand_over({ids.data() + offset, ids.data() + offset, zeros.data(), n});
+    for (std::size_t offset = 0; going && offset < ids.size(); offset += step) {
+      const std::size_t n = std::min(step, ids.size() - offset);
+      const double* at = distances ? distances->data() + offset : zeros.data();
+      going = hand_over({ids.data() + offset, ids.data() + offset, at, n});
     }
     sink_seconds_ += seconds_since(start);
     return going;
@@ -192,6 +196,16 @@ void copy_to_host(const PairOutput& device, std::uint64_t from, std::size_t n, B
 
 }  // namespace
 
+PipelineOptions pipeline_options(bool two_inputs, const JoinSpec& spec,
+                                 const std::vector<std::uint32_t>* diagonal) {
+  PipelineOptions options;
+  options.mirror = !two_inputs && spec.self_pairs == SelfPairs::All;
+  options.diagonal_ids = options.mirror ? diagonal : nullptr;
+  options.sink_batch = spec.batch_pairs;
+  options.memory_bytes = spec.device_memory_bytes;
+  return options;
+}
+
 bool stream_pairs(const PairProducer& producer, const PipelineOptions& options, PairSink& sink,
                   JoinStats& stats) {
   const std::uint32_t num_queries = producer.num_queries();
@@ -232,9 +246,8 @@ bool stream_pairs(const PairProducer& producer, const PipelineOptions& options, 
 
   // While the GPU counts: the diagonal pairs (i, i) at distance 0.
   if (options.diagonal_ids && !options.diagonal_ids->empty()) {
-    const std::vector<std::uint32_t>& ids = *options.diagonal_ids;
-    const std::vector<double> zeros(std::min(sink_batch, ids.size()), 0.0);
-    if (!feeder.feed_diagonal(ids, zeros) || !sink.keep_going())
+    if (!feeder.feed_diagonal(*options.diagonal_ids, options.diagonal_distances, sink_batch) ||
+        !sink.keep_going())
       return false;
   }
   if (!wait_for_stream(main.get(), sink)) return false;

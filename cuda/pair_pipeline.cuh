@@ -17,9 +17,11 @@ namespace simjoin::gpu {
 
 struct PipelineOptions {
   // Self-join with SelfPairs::All: each produced pair (i, j) is also handed over as (j, i), and
-  // diagonal_ids lists the points paired with themselves (distance 0).
+  // diagonal_ids lists the points paired with themselves, at diagonal_distances (one per id;
+  // null: distance 0).
   bool mirror = false;
   const std::vector<std::uint32_t>* diagonal_ids = nullptr;
+  const std::vector<double>* diagonal_distances = nullptr;
   std::size_t sink_batch = 0;  // most pairs per PairBatch (JoinSpec::batch_pairs); 0 = no limit
   std::size_t memory_bytes = 0;  // the join's device memory budget (JoinSpec); 0 = free memory
 };
@@ -30,6 +32,11 @@ struct PipelineOptions {
 // (copies and sink hand-overs), or, when the direct output overflowed, "scan", "alloc" (device
 // and pinned batch buffers) and "join" (fill kernels, copies, sink); "sink" is the time in the
 // sink. Returns false when the sink stopped the join.
+// The options of a join of left with right (self-join: !two_inputs) under `spec`; `diagonal`
+// (the ids paired with themselves) is used only by a self-join that hands over all pairs.
+PipelineOptions pipeline_options(bool two_inputs, const JoinSpec& spec,
+                                 const std::vector<std::uint32_t>* diagonal);
+
 bool stream_pairs(const PairProducer& producer, const PipelineOptions& options, PairSink& sink,
                   JoinStats& stats);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "device_cosine.cuh"
 #include "device_distance.cuh"
 #include "kernel_dispatch.cuh"
 
@@ -57,7 +58,8 @@ constexpr std::size_t kSharedBytes = kPendingOffset + sizeof(Pending);
 
 // Decides the pending candidates of queries q0 + row (after a barrier that made every append
 // visible): each thread tests pairs on its own with the exact bounded distance
-// (device_distance.cuh), then counts or stores the matches.
+// (device_distance.cuh) or, in a cosine join, the cosine (device_cosine.cuh), then counts or
+// stores the matches.
 template <bool FILL, bool FOLD>
 __device__ __forceinline__ void decide_pending(Pending& pending, const TensorJoinArgs& a,
                                                std::uint32_t q0,
@@ -68,11 +70,19 @@ __device__ __forceinline__ void decide_pending(Pending& pending, const TensorJoi
   const int size = pending.size;
   for (int i = threadIdx.x; i < size; i += kThreads) {
     const std::uint32_t q = q0 + pending.row[i], match = pending.candidate[i];
-    const double exact = accumulate_bounded<Metric::Euclidean, 0>(
-        a.left + std::uint64_t(q) * a.dim, a.right + std::uint64_t(match) * a.dim, a.dim,
-        a.bound);
-    if (!(exact <= a.bound)) continue;
-    const double distance = finish_distance_device<Metric::Euclidean>(exact);
+    const double* query = a.left + std::uint64_t(q) * a.dim;
+    const double* candidate = a.right + std::uint64_t(match) * a.dim;
+    double distance;
+    if (a.cosine.left_norm) {
+      distance = cosine_from_scaled_device(query, a.cosine.left_norm[q], candidate,
+                                           a.cosine.right_norm[match], a.dim);
+      if (!(distance <= a.cosine.eps)) continue;
+    } else {
+      const double exact =
+          accumulate_bounded<Metric::Euclidean, 0>(query, candidate, a.dim, a.bound);
+      if (!(exact <= a.bound)) continue;
+      distance = finish_distance_device<Metric::Euclidean>(exact);
+    }
     if constexpr (FILL) {
       const std::uint64_t o = offsets[q] - base + atomicAdd(cursors + q, 1u);
       out.left[o] = q;

@@ -1,4 +1,5 @@
-// The brute-force join on tensor cores (Euclidean distance; cosine joins arrive as unit vectors):
+// The brute-force join on tensor cores (Euclidean distance; a cosine join filters its unit vectors
+// and decides by the cosine of the scaled rows, cosine_rows.cuh):
 // blocks of 128 queries against tiles of 128 candidates, their dot products a GEMM in FP16 with
 // FP32 accumulation (the shape of Curless and Gowanlock's FaSTED), the FP16 distance
 // |x~|^2 + |y~|^2 - 2 x~.y~ compared with each pair's proven bound (tensor_filter.cuh), and every
@@ -13,8 +14,16 @@
 
 namespace simjoin::gpu {
 
+// A cosine join's exact test: d(a, b) <= eps from the rows a' (TensorJoinArgs::left/right) and
+// their norms. Unset (left_norm null): the Euclidean test of the coordinates within bound.
+struct TensorCosine {
+  const double* left_norm = nullptr;
+  const double* right_norm = nullptr;  // == left_norm in a self-join
+  double eps = 0.0;
+};
+
 struct TensorJoinArgs {
-  const double* left = nullptr;   // queries, input order (exact coordinates)
+  const double* left = nullptr;   // queries, input order (exact coordinates; a' for cosine)
   const double* right = nullptr;  // candidates (== left in a self-join)
   std::uint32_t n_left = 0;
   std::uint32_t n_right = 0;
@@ -25,6 +34,7 @@ struct TensorJoinArgs {
   // The FP16 copies (padded) and their bound terms (right == left in a self-join).
   HalfRows left_half, right_half;
   TensorFilter filter;
+  TensorCosine cosine;
 };
 
 // The arguments for inputs built by make_tensor_inputs (right null in a self-join).

@@ -233,21 +233,32 @@ void install_gpu_backend(JoinBackend* backend) { gpu_backend_of_process = backen
 
 JoinBackend* installed_gpu_backend() { return gpu_backend_of_process; }
 
+namespace {
+
+// The CPU backend's join; a cosine join as the Euclidean join of unit vectors made here.
+JoinStats run_on_cpu(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                     PairSink& sink) {
+  if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_on_cpu, sink);
+  return cpu_backend().run(left, right, spec, sink);
+}
+
+}  // namespace
+
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink) {
   check_inputs(left, right);
-  if (spec.metric == Metric::Cosine) return run_cosine_join(left, right, spec, run_join, sink);
+  // The GPU backend takes cosine joins as they are (it may decide them on the device).
   switch (spec.device) {
     case Device::Gpu:
       // An algorithm the GPU backend does not run (the SZL until it has one) runs on the CPU.
-      if (!gpu_backend().supports(spec.algorithm)) return cpu_backend().run(left, right, spec, sink);
+      if (!gpu_backend().supports(spec.algorithm)) return run_on_cpu(left, right, spec, sink);
       return gpu_backend().run(left, right, spec, sink);
     case Device::Auto:
       if (gpu_chosen_for_auto(left, right, spec)) return gpu_backend().run(left, right, spec, sink);
-      return cpu_backend().run(left, right, spec, sink);
+      return run_on_cpu(left, right, spec, sink);
     case Device::Cpu:
     default:
-      return cpu_backend().run(left, right, spec, sink);
+      return run_on_cpu(left, right, spec, sink);
   }
 }
 

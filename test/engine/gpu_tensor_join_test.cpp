@@ -144,6 +144,66 @@ TEST(GpuTensorJoin, ChosenForEuclideanAndCosineFromSixteenDimensions) {
                         gpu_spec(0.4, Metric::Cosine, SelfPairs::Unique, Algorithm::BruteForce));
 }
 
+// Directions that put cosine distances at the edge of every rounding: near-duplicates a few
+// ulps apart at magnitudes from 1e-300 to 1e300, exact opposites, subnormal coordinates, and rows
+// without a direction (zero, NaN, infinite), two of them finite but with squares that overflow.
+Points cosine_edge_directions(std::size_t dim, unsigned seed) {
+  Points points = uniform_points(240, dim, -1.0, 1.0, seed);
+  std::mt19937_64 random(seed);
+  const double magnitudes[] = {1.0, 1e-300, 1e300, 3.0, 1e-310};
+  for (std::size_t i = 0; i < 120; ++i) {
+    double* p = points.point(i);
+    const double* base = points.point(i / 4);  // four rows a direction
+    const double m = magnitudes[i % 5];
+    for (std::size_t j = 0; j < dim; ++j) {
+      const double nudged = i % 3 == 0 ? std::nextafter(base[j], 2.0) : base[j];
+      p[j] = nudged * m;
+    }
+  }
+  for (std::size_t j = 0; j < dim; ++j) points.point(120)[j] = -points.point(121)[j];
+  const double kNaN = std::numeric_limits<double>::quiet_NaN();
+  const double kInf = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < dim; ++j) {
+    points.point(230)[j] = 0.0;
+    points.point(231)[j] = j == 0 ? kNaN : 1.0;
+    points.point(232)[j] = j == 0 ? kInf : 1.0;
+    points.point(233)[j] = 1e308;
+    points.point(234)[j] = 1e308;
+    points.point(235)[j] = j == 0 ? 4.9e-324 : 0.0;
+    points.point(236)[j] = j == 0 ? 1e-323 : 0.0;
+  }
+  return points;
+}
+
+// A cosine join's brute force runs on the device from end to end (rows prepared there, the unit
+// vectors filtered in FP16, the cosine decided there): the oracle's pairs and distance bits, in
+// every mode, at eps 0, at the exact distances of actual pairs and beyond 2.
+TEST(GpuTensorJoin, CosineDecidedOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  for (std::size_t dim : {16, 100}) {
+    const Points left = cosine_edge_directions(dim, 5 + static_cast<unsigned>(dim));
+    const Points right = cosine_edge_directions(dim, 6 + static_cast<unsigned>(dim));
+    std::vector<double> eps_values = {0.0, 1e-15, 0.3, 1.0, 2.0,
+                                      std::numeric_limits<double>::infinity()};
+    for (std::size_t i : {1u, 2u, 4u, 9u, 121u})
+      eps_values.push_back(exact_distance(left.set().point(0), left.set().point(i), dim,
+                                          Metric::Cosine));
+    for (double eps : eps_values) {
+      SCOPED_TRACE(::testing::Message() << "dim " << dim << " eps " << eps);
+      if (std::isnan(eps)) continue;  // a distance to a row without a direction
+      for (SelfPairs mode : {SelfPairs::Unique, SelfPairs::All}) {
+        const JoinSpec spec = gpu_spec(eps, Metric::Cosine, mode, Algorithm::BruteForce);
+        const JoinStats stats = expect_matches_oracle(left, nullptr, spec);
+        EXPECT_EQ(stats.algorithm, "gpu-brute-force-tensor on unit vectors");
+        ASSERT_FALSE(stats.phase_seconds.empty());
+        EXPECT_EQ(stats.phase_seconds.front().first, "normalize");
+      }
+      expect_matches_oracle(left, &right, gpu_spec(eps, Metric::Cosine, SelfPairs::All,
+                                                   Algorithm::BruteForce));
+    }
+  }
+}
+
 // The data above needs the rounding terms: without them, pairs that match are lost.
 TEST(GpuTensorJoin, DroppingTheRoundingTermsLosesPairs) {
   SKIP_WITHOUT_GPU();

@@ -40,3 +40,27 @@ SELECT ARRAY[1,2]::float8[] <-> ARRAY[1,2,3]::float8[];
 SELECT ARRAY[1,NULL]::float8[] <-> ARRAY[1,2]::float8[];
 SELECT ARRAY[[1,2],[3,4]]::float8[] <-> ARRAY[1,2]::float8[];
 SELECT '{}'::float8[] <-> '{}'::float8[];
+-- Integer arrays (1.7): no longer ambiguous, each function equal to its float8[] form, bigint
+-- beyond 2^53 rounded to the nearest double.
+SELECT ARRAY[1,2] <-> ARRAY[2,4] AS l2, ARRAY[1,2] <+> ARRAY[2,4] AS l1,
+       ARRAY[1,2] <=> ARRAY[2,4] AS cosine, ARRAY[1,2] <#> ARRAY[2,4] AS negative_dot,
+       chebyshev_distance(ARRAY[1,2], ARRAY[2,5]) AS chebyshev;
+SELECT t, bool_and(a <-> b = a::float8[] <-> b::float8[]
+                   AND a <+> b = a::float8[] <+> b::float8[]
+                   AND a <=> b IS NOT DISTINCT FROM a::float8[] <=> b::float8[]
+                   AND a <#> b = a::float8[] <#> b::float8[]
+                   AND inner_product(a, b) = inner_product(a::float8[], b::float8[])
+                   AND chebyshev_distance(a, b) = chebyshev_distance(a::float8[], b::float8[]))
+          AS same_as_float8
+FROM (SELECT 'int2' AS t, ARRAY[i, -3 * i, 7]::int2[] AS a, ARRAY[5, i % 7, -i]::int2[] AS b
+        FROM generate_series(-50, 50) i
+      UNION ALL
+      SELECT 'int4', ARRAY[i * 40000, -i, 0]::int4[], ARRAY[7, i * i, 3]::int4[]
+        FROM generate_series(-50, 50) i
+      UNION ALL
+      SELECT 'int8', ARRAY[i * 9007199254740993, 1, -i]::int8[], ARRAY[2, i, 9]::int8[]
+        FROM generate_series(-50, 50) i) v
+GROUP BY t ORDER BY t;
+SELECT ARRAY[9007199254740993]::bigint[] <-> ARRAY[0]::bigint[] AS rounded_to_2_pow_53;
+SELECT ARRAY[1,NULL]::int4[] <-> ARRAY[1,2];
+SELECT ARRAY[1,2]::int4[] <-> ARRAY[1,2,3];

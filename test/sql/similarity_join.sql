@@ -163,3 +163,8 @@ SELECT * FROM similarity_join('two_vectors', 'two_vectors', 7, left_column => 'v
 ORDER BY 1, 2;
 -- Another table: its column is still its own.
 SELECT * FROM similarity_join('two_vectors', 'places', 1, left_column => 'v');
+-- The tables go, so that the tests do not depend on their order.
+DROP VIEW big_places;
+DROP TABLE places, landmarks, lattice, triangle, edge, empty_table, bad_nulls, bad_dims,
+  bad_nesting, no_vector, no_key, null_key, dup_keys, two_vectors;
+DROP FUNCTION rows_differ(text, text);

@@ -1,4 +1,4 @@
-// SQL distance functions on real[] and float8[]: the same exact_distance() the engines use, and
+// SQL distance functions on real[], float8[] and integer arrays: the same exact_distance() the engines use, and
 // the inner product (an operator PostgreSQL evaluates; the engines do not accelerate it).
 extern "C" {
 #include "postgres.h"

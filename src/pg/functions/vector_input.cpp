@@ -1,4 +1,5 @@
-// Reading real[] and float8[] values into doubles (float4 widens to double exactly).
+// Reading real[], float8[] and integer array values into doubles (float4, int2 and int4 widen to
+// double exactly; int8 exactly up to 2^53 in magnitude, else to the nearest double).
 #include "pg/functions/vector_input.h"
 
 extern "C" {
@@ -43,10 +44,14 @@ ArrayType* checked_array(Datum value, const char* table, const char* key_text) {
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                     errmsg("simjoin: %svector has NULL elements", row)));
   }
-  if (ARR_ELEMTYPE(array) != FLOAT4OID && ARR_ELEMTYPE(array) != FLOAT8OID)
-    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-                    errmsg("simjoin: vectors must be real[] or float8[], not %s[]",
-                           format_type_be(ARR_ELEMTYPE(array)))));
+  switch (ARR_ELEMTYPE(array)) {
+    case FLOAT4OID: case FLOAT8OID: case INT2OID: case INT4OID: case INT8OID: break;
+    default:
+      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                      errmsg("simjoin: vectors must be real[], float8[], smallint[], integer[] "
+                             "or bigint[], not %s[]",
+                             format_type_be(ARR_ELEMTYPE(array)))));
+  }
   return array;
 }
 
@@ -73,11 +78,17 @@ void read_vector(Datum value, int dim, double* out, const char* table, const cha
                     errmsg("simjoin: %svector has %d dimensions, expected %d", row, count, dim),
                     errhint("All vectors of a join must have the same number of dimensions.")));
   }
-  if (ARR_ELEMTYPE(array) == FLOAT8OID) {
-    memcpy(out, ARR_DATA_PTR(array), sizeof(double) * dim);
-  } else {
-    const float* data = reinterpret_cast<const float*>(ARR_DATA_PTR(array));
-    for (int j = 0; j < dim; ++j) out[j] = data[j];
+  const char* data = ARR_DATA_PTR(array);
+  const auto widen = [&](auto element) {
+    const auto* values = reinterpret_cast<const decltype(element)*>(data);
+    for (int j = 0; j < dim; ++j) out[j] = static_cast<double>(values[j]);
+  };
+  switch (ARR_ELEMTYPE(array)) {
+    case FLOAT8OID: memcpy(out, data, sizeof(double) * dim); break;
+    case FLOAT4OID: widen(float{}); break;
+    case INT2OID: widen(int16{}); break;
+    case INT4OID: widen(int32{}); break;
+    default: widen(int64{}); break;  // INT8OID (checked_array)
   }
   if (reinterpret_cast<Pointer>(array) != DatumGetPointer(value)) pfree(array);
 }

@@ -7,9 +7,7 @@
 CREATE SCHEMA functions_geometry_test;
 SET search_path = functions_geometry_test, public;
 SET simjoin.enable_customscan = off;  -- the reference queries are PostGIS's own plans
-CREATE TABLE places (geonameid bigint PRIMARY KEY, name text, country text,
-                     latitude float8, longitude float8, elevation_m int, population bigint);
-\copy places FROM 'test/data/places_ch.csv' WITH (FORMAT csv, HEADER)
+\i test/sql/include/places_ch.sql
 CREATE TABLE pts (id bigint PRIMARY KEY, g geometry);
 INSERT INTO pts SELECT geonameid, ST_SetSRID(ST_MakePoint(
     6371 * radians(longitude) * cos(radians(latitude)), 6371 * radians(latitude)), 0) FROM places;
@@ -19,13 +17,7 @@ INSERT INTO pts SELECT 10000000 + i * 100 + j, ST_MakePoint(1000 + i * 0.5, j * 
 INSERT INTO pts VALUES (1, NULL);
 CREATE TABLE towns AS SELECT id AS town, g FROM pts WHERE id % 5 = 0;  -- no key: named below
 
-CREATE FUNCTION rows_differ(a text, b text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE only_a bigint; only_b bigint;
-BEGIN
-  EXECUTE format('SELECT count(*) FROM ((%s) EXCEPT ALL (%s)) x', a, b) INTO only_a;
-  EXECUTE format('SELECT count(*) FROM ((%s) EXCEPT ALL (%s)) x', b, a) INTO only_b;
-  RETURN only_a || ' only in the first, ' || only_b || ' only in the second';
-END $$;
+\i test/sql/include/rows_differ.sql
 
 SELECT count(*) AS pairs, count(*) FILTER (WHERE distance = 1) AS at_eps
 FROM similarity_join('pts', 'pts', 1);

@@ -10,9 +10,7 @@ CREATE SCHEMA dbscan_postgis_test;
 SET search_path = dbscan_postgis_test, public;
 SET simjoin.enable_customscan = off;  -- the reference joins are PostgreSQL's (PostGIS's) own plans
 
-CREATE TABLE places (geonameid bigint PRIMARY KEY, name text, country text,
-                     latitude float8, longitude float8, elevation_m int, population bigint);
-\copy places FROM 'test/data/places_ch.csv' WITH (FORMAT csv, HEADER)
+\i test/sql/include/places_ch.sql
 CREATE TABLE pts (id bigint PRIMARY KEY, g geometry);
 INSERT INTO pts SELECT geonameid, ST_SetSRID(ST_MakePoint(
     6371 * radians(longitude) * cos(radians(latitude)), 6371 * radians(latitude)), 0) FROM places;

@@ -4,21 +4,13 @@
 -- both ways, 0 and 0), ranks included. Real data (GeoNames places in Switzerland), ties on a
 -- lattice, duplicates, NULL vectors, empty tables, errors, privileges and row-level security.
 SET simjoin.enable_customscan = off;  -- the LATERAL queries below are PostgreSQL's own plans
-CREATE TABLE places (geonameid bigint PRIMARY KEY, name text, country text,
-                     latitude float8, longitude float8, elevation_m int, population bigint);
-\copy places FROM 'test/data/places_ch.csv' WITH (FORMAT csv, HEADER)
+\i test/sql/include/places_ch.sql
 ALTER TABLE places ADD COLUMN pos float8[];
 UPDATE places SET pos = ARRAY[latitude, longitude];
 CREATE TABLE towns AS SELECT geonameid AS id, pos FROM places WHERE geonameid % 7 = 0;
 ALTER TABLE towns ADD PRIMARY KEY (id);
 
-CREATE FUNCTION rows_differ(a text, b text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE only_a bigint; only_b bigint;
-BEGIN
-  EXECUTE format('SELECT count(*) FROM ((%s) EXCEPT ALL (%s)) x', a, b) INTO only_a;
-  EXECUTE format('SELECT count(*) FROM ((%s) EXCEPT ALL (%s)) x', b, a) INTO only_b;
-  RETURN only_a || ' only in the first, ' || only_b || ' only in the second';
-END $$;
+\i test/sql/include/rows_differ.sql
 
 -- PostgreSQL's answer for left table l, right table r (columns id, pos), distance expression
 -- `dist` over a.pos and b.pos, k, eps (NULL: no limit; a NaN distance is never within).

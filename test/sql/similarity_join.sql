@@ -1,21 +1,12 @@
 -- similarity_join() on real data (GeoNames places in Switzerland), compared with PostgreSQL's
 -- own evaluation of the same predicate: the two must give exactly the same rows.
 SET simjoin.enable_customscan = off;  -- the plain joins below are PostgreSQL's own plans
-CREATE TABLE places (geonameid bigint PRIMARY KEY, name text, country text,
-                     latitude float8, longitude float8, elevation_m int, population bigint);
-\copy places FROM 'test/data/places_ch.csv' WITH (FORMAT csv, HEADER)
+\i test/sql/include/places_ch.sql
 ALTER TABLE places ADD COLUMN pos float8[];
 UPDATE places SET pos = ARRAY[latitude, longitude];
 SELECT count(*) AS places, count(DISTINCT pos) AS distinct_positions FROM places;
 
--- Differences between two row sets, counted both ways (0 and 0 means equal multisets).
-CREATE FUNCTION rows_differ(a text, b text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE only_a bigint; only_b bigint;
-BEGIN
-  EXECUTE format('SELECT count(*) FROM ((%s) EXCEPT ALL (%s)) x', a, b) INTO only_a;
-  EXECUTE format('SELECT count(*) FROM ((%s) EXCEPT ALL (%s)) x', b, a) INTO only_b;
-  RETURN only_a || ' only in the first, ' || only_b || ' only in the second';
-END $$;
+\i test/sql/include/rows_differ.sql
 
 -- Self-join, Euclidean, in degrees: every ordered pair and each place with itself.
 SELECT count(*) AS pairs, count(*) FILTER (WHERE left_id = right_id) AS self_pairs

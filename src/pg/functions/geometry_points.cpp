@@ -65,6 +65,8 @@ void read_point_geometries(const TableColumns& columns, TableVectors* out) {
   char* query = key_value_query(columns);
   for_each_query_row(query, read_geometry_row, &rows);
   pfree(query);
+  out->geometry = true;
+  out->srid = rows.srid;
 }
 
 }  // namespace simjoin::pg

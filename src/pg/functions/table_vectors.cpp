@@ -17,6 +17,7 @@ extern "C" {
 #include "utils/syscache.h"
 }
 
+#include "pg/functions/geometry_points.h"
 #include "pg/functions/vector_input.h"
 #include "pg/service/shared_points.h"
 
@@ -39,8 +40,7 @@ AttrNumber named_column(Relation rel, const char* name) {
 }
 
 // A column of the values the function reads: vectors (real[], float8[]) or PostGIS geometries.
-bool is_value_type(Oid type, ValueKind kind) {
-  if (kind == ValueKind::Vector) return is_vector_type(type);
+bool is_geometry_type(Oid type) {
   HeapTuple tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(getBaseType(type)));
   if (!HeapTupleIsValid(tuple)) return false;
   const bool geometry = strcmp(NameStr(((Form_pg_type) GETSTRUCT(tuple))->typname), "geometry") == 0;
@@ -48,11 +48,16 @@ bool is_value_type(Oid type, ValueKind kind) {
   return geometry;
 }
 
-const char* value_types(ValueKind kind) {
-  return kind == ValueKind::Vector ? "real[] or float8[]" : "geometry";
+bool is_value_type(Oid type, ValueKind kind) {
+  return kind == ValueKind::Vector ? is_vector_type(type) : is_geometry_type(type);
 }
 
-AttrNumber only_value_column(Relation rel, const ColumnArguments& arguments, ValueKind kind) {
+const char* value_types(ValueKind kind) {
+  return kind == ValueKind::Vector ? "real[], float8[] or geometry" : "geometry";
+}
+
+// The table's only column of `kind`, or InvalidAttrNumber when it has none (ERROR when several).
+AttrNumber only_column_of(Relation rel, const ColumnArguments& arguments, ValueKind kind) {
   TupleDesc desc = RelationGetDescr(rel);
   AttrNumber found = InvalidAttrNumber;
   for (int i = 0; i < desc->natts; ++i) {
@@ -61,15 +66,27 @@ AttrNumber only_value_column(Relation rel, const ColumnArguments& arguments, Val
     if (found != InvalidAttrNumber)
       ereport(ERROR, (errcode(ERRCODE_AMBIGUOUS_COLUMN),
                       errmsg("simjoin: table \"%s\" has more than one %s column",
-                             RelationGetRelationName(rel), value_types(kind)),
+                             RelationGetRelationName(rel),
+                             kind == ValueKind::Vector ? "real[] or float8[]" : "geometry"),
                       errhint("Name the %s column with %s.", kind == ValueKind::Vector ? "vector" : "geometry",
                               arguments.column)));
     found = att->attnum;
   }
+  return found;
+}
+
+// The value column when none is named: the only column of `kind`; for vectors, else the only
+// geometry column (*kind becomes Geometry).
+AttrNumber only_value_column(Relation rel, const ColumnArguments& arguments, ValueKind* kind) {
+  AttrNumber found = only_column_of(rel, arguments, *kind);
+  if (found == InvalidAttrNumber && *kind == ValueKind::Vector) {
+    found = only_column_of(rel, arguments, ValueKind::Geometry);
+    if (found != InvalidAttrNumber) *kind = ValueKind::Geometry;
+  }
   if (found == InvalidAttrNumber)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
                     errmsg("simjoin: table \"%s\" has no %s column",
-                           RelationGetRelationName(rel), value_types(kind))));
+                           RelationGetRelationName(rel), value_types(*kind))));
   return found;
 }
 
@@ -96,7 +113,10 @@ void check_column_type(Relation rel, AttrNumber attnum, bool value, ValueKind ki
                     errmsg("simjoin: system columns of relation \"%s\" cannot be used",
                            RelationGetRelationName(rel))));
   Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
-  if (value ? !is_value_type(att->atttypid, kind) : !is_integer_type(att->atttypid))
+  const bool accepted = value ? is_value_type(att->atttypid, kind) ||
+                                    (kind == ValueKind::Vector && is_geometry_type(att->atttypid))
+                              : is_integer_type(att->atttypid);
+  if (!accepted)
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("simjoin: column \"%s\" of table \"%s\" is %s, expected %s",
                            NameStr(att->attname), RelationGetRelationName(rel),
@@ -122,8 +142,11 @@ void resolve_table_columns(Oid relid, const char* vector_column, const char* key
                                      RelationGetRelationName(rel)),
           sizeof out->qualified_name);
   out->vector_attnum =
-      vector_column ? named_column(rel, vector_column) : only_value_column(rel, arguments, kind);
+      vector_column ? named_column(rel, vector_column) : only_value_column(rel, arguments, &kind);
   check_column_type(rel, out->vector_attnum, true, kind);
+  out->kind = is_geometry_type(TupleDescAttr(RelationGetDescr(rel), out->vector_attnum - 1)->atttypid)
+                  ? ValueKind::Geometry
+                  : ValueKind::Vector;
   out->key_attnum =
       key_column ? named_column(rel, key_column) : primary_key_column(rel, arguments);
   check_column_type(rel, out->key_attnum, false, kind);
@@ -256,6 +279,14 @@ void read_vector_row(TupleTableSlot* slot, void* arg) {
 
 void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
                         bool keep_null_keys) {
+  if (columns.kind == ValueKind::Geometry) {
+    read_point_geometries(columns, out);
+    if (!keep_null_keys) {
+      out->null_keys = nullptr;
+      out->null_n = 0;
+    }
+    return;
+  }
   *out = TableVectors{nullptr, nullptr, 0, dim > 0 ? dim : 0, nullptr, 0};
   TableVectorsBuilder builder(out);
   VectorRows rows{&columns, out, &builder, keep_null_keys};

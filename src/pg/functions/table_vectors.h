@@ -12,6 +12,10 @@ extern "C" {
 
 namespace simjoin::pg {
 
+// What the value column holds: vectors (real[], float8[]) or PostGIS geometries (a type named
+// geometry, found by name: simjoin does not depend on PostGIS).
+enum class ValueKind { Vector, Geometry };
+
 // Which columns of which relation hold the keys and the vectors.
 struct TableColumns {
   Oid relid;
@@ -21,15 +25,14 @@ struct TableColumns {
   char vector_column[NAMEDATALEN];
   AttrNumber key_attnum;
   char key_column[NAMEDATALEN];
+  ValueKind kind;  // what the value column holds
 };
-
-// What the value column holds: vectors (real[], float8[]) or PostGIS geometries (a type named
-// geometry, found by name: simjoin does not depend on PostGIS).
-enum class ValueKind { Vector, Geometry };
 
 // Resolves the columns: `vector_column` NULL means the table's only column of `kind`,
 // `key_column` NULL its single-column integer primary key. ERROR with a hint when ambiguous.
-// `arguments` names the function's arguments in hints.
+// `arguments` names the function's arguments in hints. ValueKind::Vector also takes a geometry
+// column (points, read as (x, y)): a named one, or the table's only one where it has no vector
+// column.
 struct ColumnArguments {
   const char* column;  // e.g. "left_column"
   const char* key;     // e.g. "left_key"
@@ -47,10 +50,13 @@ struct TableVectors {
   int dim;  // 0 until the first vector is read
   int64* null_keys;  // null_n keys (nullptr unless read_table_vectors was asked to keep them)
   size_t null_n;
+  bool geometry = false;  // read from point geometries (then dim is 2)
+  int32 srid = 0;         // their SRID, where n > 0
 };
 
-// Reads every row through SPI (SELECT privilege and row-level security apply). `dim` > 0 requires
-// that dimension; otherwise the first vector sets it. ERROR naming table, key and problem on bad
+// Reads every row through SPI (SELECT privilege and row-level security apply), point geometries
+// where columns.kind says so. `dim` > 0 requires that dimension; otherwise the first vector sets
+// it. ERROR naming table, key and problem on bad
 // vectors or NULL keys. Rows with a NULL vector are skipped (they match nothing, as in SQL); with
 // `keep_null_keys` their keys are kept in null_keys (then a NULL key is an ERROR there too).
 void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,

@@ -155,7 +155,8 @@ void finish_join(const PairProducer& producer, const ProducerConsumer* consume,
   }
   std::vector<std::uint32_t> ids;
   if (!right && spec.self_pairs == SelfPairs::All) ids = diagonal();
-  stats.stopped = !stream_pairs(producer, pipeline_options(right != nullptr, spec, &ids), sink, stats);
+  const PipelineOptions options = pipeline_options(right != nullptr, spec, &ids);
+  stats.stopped = !stream_pairs(producer, options, sink, stats);
 }
 
 // Whether a brute-force join runs on tensor cores (tensor_join_kernel.cuh): Euclidean distance

@@ -1,5 +1,6 @@
-// SQL distance functions on real[], float8[] and integer arrays: the same exact_distance() the engines use, and
-// the inner product (an operator PostgreSQL evaluates; the engines do not accelerate it).
+// SQL distance functions on real[], float8[] and integer arrays: the same exact_distance() the
+// engines use, and the inner product (an operator PostgreSQL evaluates; the engines do not
+// accelerate it).
 extern "C" {
 #include "postgres.h"
 #include "fmgr.h"

@@ -96,11 +96,12 @@ void read_join_vectors(const JoinTables& tables, bool left_null_keys, TableVecto
     return;
   }
   read_table_vectors(tables.right, left->dim, right);
-  if (left->geometry && right->geometry && left->n > 0 && right->n > 0 && left->srid != right->srid)
-    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-                    errmsg("simjoin: the geometries of table \"%s\" have SRID %d, of table \"%s\" %d",
-                           tables.left.table_name, left->srid, tables.right.table_name,
-                           right->srid)));
+  const bool both_geometries = left->geometry && right->geometry && left->n > 0 && right->n > 0;
+  if (both_geometries && left->srid != right->srid)
+    ereport(ERROR,
+            (errcode(ERRCODE_DATA_EXCEPTION),
+             errmsg("simjoin: the geometries of table \"%s\" have SRID %d, of table \"%s\" %d",
+                    tables.left.table_name, left->srid, tables.right.table_name, right->srid)));
   if (left->n > 0 && right->n > 0 && right->dim != left->dim)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                     errmsg("simjoin: vectors of table \"%s\" have %d dimensions, of table \"%s\" %d",

@@ -5,7 +5,7 @@
 //                 [--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2]
 //                 [--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify]
 //                 [--estimate-only] [--zsort] [--stats | --dbscan MINPTS] [--host-fold]
-//                 [--save PATH]
+//                 [--save PATH] [--nearest K]
 //
 // uniform: [0, range]^dim (range 100 by default); clustered: 100 gaussian blobs in [0, range]^dim,
 // sigma range/200; exponential: lambda 40, values above 1 redrawn (the Syn data sets of Gowanlock and Karsin, DaMoN 2019);
@@ -20,7 +20,11 @@
 // both time the engine call, which folds on the device (gpu_aggregates.h; on the CPU, DBSCAN in
 // 1-3 dimensions runs the grid DBSCAN, engine/aggregates/dbscan_grid.h); --host-fold also times the pair-based path
 // (the joins through a runner, folded on the host) on the same input.
+// --nearest K: the k-nearest-neighbour join instead (eps: its limit), timed and with --verify
+// checked against the CPU engine's (knn_timing.h).
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
+#include "knn_timing.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -79,6 +83,7 @@ struct Options {
   std::uint64_t dbscan = 0;  // min_points; 0: no clustering
   bool host_fold = false;
   std::string save;  // write the left input here and exit
+  std::size_t nearest = 0;  // --nearest K: the k-nearest-neighbour join (knn_timing.h)
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -87,7 +92,7 @@ struct Options {
                "--eps E [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto] "
                "[--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2] "
                "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only] [--zsort] "
-               "[--stats | --dbscan MINPTS] [--host-fold]\n";
+               "[--stats | --dbscan MINPTS] [--host-fold] [--save PATH] [--nearest K]\n";
   std::exit(2);
 }
 
@@ -122,6 +127,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--dbscan") o.dbscan = std::stoull(value());
     else if (arg == "--host-fold") o.host_fold = true;
     else if (arg == "--save") o.save = value();
+    else if (arg == "--nearest") o.nearest = std::stoull(value());
     else usage("unknown argument " + arg);
   }
   return o;
@@ -320,6 +326,8 @@ JoinSpec make_spec(const Options& o) {
   return spec;
 }
 
+}  // namespace
+
 std::string phases(const JoinStats& stats) {
   std::string text;
   for (const auto& [name, seconds] : stats.phase_seconds) {
@@ -329,6 +337,8 @@ std::string phases(const JoinStats& stats) {
   }
   return text;
 }
+
+namespace {
 
 // Runs the brute force on the CPU and compares; returns whether the pair lists are identical.
 bool verify(const PointSet& left, const PointSet* right, JoinSpec spec,
@@ -456,6 +466,7 @@ int main(int argc, char** argv) {
     save_csv(o.save, left_coords, dim);
     return 0;
   }
+  if (o.nearest > 0) return time_knn_join(left, right_ptr, spec, o.nearest, o.repeat, o.verify);
   if (o.zsort) {
     try {
       time_curve_sorts(left, o.threads, o.device == "gpu");

@@ -17,6 +17,11 @@ class GpuBackend : public JoinBackend, public AggregateBackend {
     return run_join(left, right, spec, sink);
   }
   AggregateBackend* aggregates() override { return this; }
+  bool runs_knn(const KnnSpec& spec) const override { return gpu::runs_knn(spec); }
+  JoinStats run_knn(const PointSet& left, const PointSet* right, const KnnSpec& spec,
+                    PairSink& sink) override {
+    return gpu::run_knn_join(left, right, spec, sink);
+  }
   NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right,
                                  const JoinSpec& spec, StatsSide side,
                                  const std::uint64_t* partner_ranks,

@@ -57,4 +57,11 @@ bool available(std::string* why);
 JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                    PairSink& sink);
 
+// The k-nearest-neighbour join on the device (knn_tensor_join.cuh): whether it takes `spec`
+// (Euclidean or cosine, k <= 32), and run_knn_join's contract there (the pairs arrive once the
+// device is done); throws simjoin::Error on CUDA failures after releasing device memory.
+bool runs_knn(const KnnSpec& spec);
+JoinStats run_knn_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
+                       PairSink& sink);
+
 }  // namespace simjoin::gpu

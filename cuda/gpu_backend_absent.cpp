@@ -19,6 +19,12 @@ JoinStats run_join(const PointSet&, const PointSet*, const JoinSpec&, PairSink&)
   throw Error("simjoin was built without CUDA: no GPU backend");
 }
 
+bool runs_knn(const KnnSpec&) { return false; }
+
+JoinStats run_knn_join(const PointSet&, const PointSet*, const KnnSpec&, PairSink&) {
+  throw Error("simjoin was built without CUDA: no GPU backend");
+}
+
 double szl_index_seconds(const PointSet&, bool) {
   throw Error("simjoin was built without CUDA: no GPU backend");
 }

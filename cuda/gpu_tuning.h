@@ -24,6 +24,9 @@ struct Tuning {
   // filter's (tensor_filter.cuh) (1 = proven; tests only).
   bool float_filter = true;
   double float_margin = 1.0;
+  // The kNN join settles a query from its picks where it can prove them complete
+  // (knn_tensor_join.cuh); false sends every query through the second pass (tests).
+  bool knn_settle = true;
   // Grid kernel: -1 chooses by cell occupancy, 0 forces one query per thread, 1 the tiled kernel
   // where the dimension allows (SIMJOIN_GPU_TILES).
   int grid_tiles = -1;

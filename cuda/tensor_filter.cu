@@ -214,6 +214,7 @@ TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const 
   shared.padded_dim = inputs.padded_dim;
   shared.centre = device_centre.data();
   shared.scale = power_of_two_scale(largest);
+  inputs.scale = shared.scale;
   // Finite coordinates near +-DBL_MAX: the mean or some x - c overflows, and the FP16 distance
   // of such rows would be NaN where the exact test may still match them (two equal points).
   shared.pass_all = !centre_finite || !std::isfinite(largest);

@@ -45,15 +45,27 @@ struct TensorFilter {
   float gemm = 0.0f;  // per unit of |x~| |y~|: the FP32 accumulation's error, doubled twice
 };
 
-// Whether the pair (r, c) may match, given s, the FP32 tensor-core dot product of the FP16 rows
-// (gemm_norm_r = gemm * norm[r]): false proves that it does not.
+// The FP16 distance of a pair, from s, the FP32 tensor-core dot product of the FP16 rows.
+__host__ __device__ __forceinline__ float approx_distance(float s, float norm2_r, float norm2_c) {
+  return fmaf(-2.0f, s, norm2_r + norm2_c);
+}
+
+// Whether a pair at FP16 distance `approx` may match (reach = reach_r + reach_c, gemm_norm_r =
+// gemm * norm[r]): false proves that it does not. Non-decreasing in every term after approx, so
+// the largest terms of a set of candidates give a test for all of them at once.
+__host__ __device__ __forceinline__ bool approx_may_match(float approx, float reach,
+                                                          float gemm_norm_r, float norm_c,
+                                                          float slack_r, float slack_c) {
+  const float limit = fmaf(reach, reach, fmaf(gemm_norm_r, norm_c, slack_r + slack_c));
+  return approx <= limit * (1.0f + 0x1p-20f);  // the float roundings of this test
+}
+
+// Whether the pair (r, c) may match, given s (see approx_distance): false proves that it does not.
 __device__ __forceinline__ bool may_match(float s, float norm2_r, float norm2_c, float reach_r,
                                           float reach_c, float gemm_norm_r, float norm_c,
                                           float slack_r, float slack_c) {
-  const float approx = fmaf(-2.0f, s, norm2_r + norm2_c);
-  const float reach = reach_r + reach_c;
-  const float limit = fmaf(reach, reach, fmaf(gemm_norm_r, norm_c, slack_r + slack_c));
-  return approx <= limit * (1.0f + 0x1p-20f);  // the float roundings of this test
+  return approx_may_match(approx_distance(s, norm2_r, norm2_c), reach_r + reach_c, gemm_norm_r,
+                          norm_c, slack_r, slack_c);
 }
 
 // Builds the FP16 copies of `left` and (unless null) `right` (device coordinates, `dim` values
@@ -63,6 +75,7 @@ struct TensorInputs {
   HalfPoints left, right;
   TensorFilter filter;
   int padded_dim = 0;
+  double scale = 1.0;  // the power of two the centred points were scaled by
 };
 TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const double* right,
                                 std::uint64_t n_right, int dim, double bound, double margin,

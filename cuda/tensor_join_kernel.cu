@@ -1,45 +1,22 @@
 // The tensor-core brute-force join kernel and its launches (see tensor_join_kernel.cuh).
 #include "tensor_join_kernel.cuh"
 
-#include <mma.h>
-
 #include <algorithm>
 
 #include "cuda_check.h"
 #include "device_cosine.cuh"
 #include "device_distance.cuh"
 #include "kernel_dispatch.cuh"
+#include "tensor_tile.cuh"
 
 namespace simjoin::gpu {
 namespace {
 
-namespace wmma = nvcuda::wmma;
-
-constexpr int kTile = 128;             // queries of a block, candidates of a tile
-constexpr int kChunk = 64;             // dimensions per shared-memory stage
-constexpr int kHalfPitch = kChunk + 8;  // halves per staged row (keeps fragment rows apart)
-constexpr int kAccPitch = kTile + 4;    // floats per row of the dot products
-constexpr int kWarps = 8;               // 4 x 2 warps, each 32 queries x 64 candidates
-constexpr int kThreads = kWarps * 32;
+using tile::kAccPitch;
+using tile::kThreads;
+using tile::kTile;
+using tile::kWarps;
 constexpr int kCandidateTilesPerBlock = 16;  // at least, where there are as many
-
-struct Stage {
-  __half query[kTile][kHalfPitch];
-  __half candidate[kTile][kHalfPitch];
-};
-constexpr std::size_t kDotsBytes = std::max(sizeof(Stage), sizeof(float) * kTile * kAccPitch);
-
-// Copies rows [first, first + kTile) of an FP16 matrix (pitch `pitch` halves), dimensions
-// [k0, k0 + width), into a staged tile (width: a multiple of 16).
-__device__ __forceinline__ void stage_rows(__half (*tile)[kHalfPitch], const __half* rows,
-                                           std::uint64_t first, int pitch, int k0, int width) {
-  const int vectors = width / 8;  // 16-byte vectors per row
-  for (int v = threadIdx.x; v < kTile * vectors; v += kThreads) {
-    const int r = v / vectors, c = v % vectors;
-    *reinterpret_cast<uint4*>(&tile[r][8 * c]) =
-        *reinterpret_cast<const uint4*>(rows + (first + r) * pitch + k0 + 8 * c);
-  }
-}
 
 // The candidates that passed the float test, waiting for their exact test: the block's query
 // row (0..127) and the candidate's index. Deciding them in batches lets every thread of the block
@@ -53,7 +30,7 @@ struct Pending {
   int size;
   std::uint8_t row[kPendingCapacity];
 };
-constexpr std::size_t kPendingOffset = (kDotsBytes + 15) / 16 * 16;
+constexpr std::size_t kPendingOffset = (tile::kDotsBytes + 15) / 16 * 16;
 constexpr std::size_t kSharedBytes = kPendingOffset + sizeof(Pending);
 
 // Decides the pending candidates of queries q0 + row (after a barrier that made every append
@@ -76,11 +53,11 @@ __device__ __forceinline__ void decide_pending(Pending& pending, const TensorJoi
     if (a.cosine.left_norm) {
       distance = cosine_from_scaled_device(query, a.cosine.left_norm[q], candidate,
                                            a.cosine.right_norm[match], a.dim);
-      if (!(distance <= a.cosine.eps)) continue;
+      if (!(distance <= (a.row_bound ? a.row_bound[q] : a.cosine.eps))) continue;
     } else {
-      const double exact =
-          accumulate_bounded<Metric::Euclidean, 0>(query, candidate, a.dim, a.bound);
-      if (!(exact <= a.bound)) continue;
+      const double bound = a.row_bound ? a.row_bound[q] : a.bound;
+      const double exact = accumulate_bounded<Metric::Euclidean, 0>(query, candidate, a.dim, bound);
+      if (!(exact <= bound)) continue;
       distance = finish_distance_device<Metric::Euclidean>(exact);
     }
     if constexpr (FILL) {
@@ -110,11 +87,9 @@ __global__ void __launch_bounds__(kThreads, 2)
                 const std::uint64_t* __restrict__ offsets, std::uint64_t base,
                 std::uint32_t* __restrict__ cursors, PairOutput out, DirectOutput direct) {
   extern __shared__ __align__(128) unsigned char shared[];
-  Stage& stage = *reinterpret_cast<Stage*>(shared);
-  float(*dots)[kAccPitch] = reinterpret_cast<float(*)[kAccPitch]>(shared);
+  const tile::Dots dots = reinterpret_cast<tile::Dots>(shared);
   Pending& pending = *reinterpret_cast<Pending*>(shared + kPendingOffset);
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
-  const int warp_row = warp / 2, warp_col = warp % 2;
   const std::uint32_t q0 = q_begin + blockIdx.x * kTile;
   const std::uint32_t tiles = (a.n_right + kTile - 1) / kTile;
   // A self-join's pairs have j > q: tiles that end at or before q0 + 1 hold none.
@@ -124,42 +99,9 @@ __global__ void __launch_bounds__(kThreads, 2)
   if constexpr (!FILL)
     for (int r = threadIdx.x; r < kTile; r += kThreads) pending.row_found[r] = 0;
 
-  for (std::uint32_t tile = first_tile + blockIdx.y; tile < tiles; tile += gridDim.y) {
-    const std::uint32_t c0 = tile * kTile;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][4];
-#pragma unroll
-    for (int i = 0; i < 2; ++i)
-#pragma unroll
-      for (int j = 0; j < 4; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
-    for (int k0 = 0; k0 < a.padded_dim; k0 += kChunk) {
-      const int width = min(kChunk, a.padded_dim - k0);
-      __syncthreads();  // the previous stage (or the previous tile's dot products) is read
-      stage_rows(stage.query, a.left_half.coords, q0, a.padded_dim, k0, width);
-      stage_rows(stage.candidate, a.right_half.coords, c0, a.padded_dim, k0, width);
-      __syncthreads();
-      for (int k = 0; k < width; k += 16) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> qf[2];
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> cf[4];
-#pragma unroll
-        for (int i = 0; i < 2; ++i)
-          wmma::load_matrix_sync(qf[i], &stage.query[32 * warp_row + 16 * i][k], kHalfPitch);
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-          wmma::load_matrix_sync(cf[j], &stage.candidate[64 * warp_col + 16 * j][k], kHalfPitch);
-#pragma unroll
-        for (int i = 0; i < 2; ++i)
-#pragma unroll
-          for (int j = 0; j < 4; ++j) wmma::mma_sync(acc[i][j], qf[i], cf[j], acc[i][j]);
-      }
-    }
-    __syncthreads();  // every warp is done with the stage: the dot products take its place
-#pragma unroll
-    for (int i = 0; i < 2; ++i)
-#pragma unroll
-      for (int j = 0; j < 4; ++j)
-        wmma::store_matrix_sync(&dots[32 * warp_row + 16 * i][64 * warp_col + 16 * j], acc[i][j],
-                                kAccPitch, wmma::mem_row_major);
-    __syncthreads();
+  for (std::uint32_t t = first_tile + blockIdx.y; t < tiles; t += gridDim.y) {
+    const std::uint32_t c0 = t * kTile;
+    tile::dot_products(shared, a.left_half.coords, q0, a.right_half.coords, c0, a.padded_dim);
 
     // This lane's four candidates and their bound terms.
     float c_norm2[4], c_reach[4], c_norm[4], c_slack[4];
@@ -176,6 +118,7 @@ __global__ void __launch_bounds__(kThreads, 2)
       const int r = round + warp;
       int appended_end = 0;  // where this warp's last append ended
       const std::uint32_t q = q0 + r;
+      const std::uint32_t q_id = a.left_ids && q < q_end ? a.left_ids[q] : q;
       if (q < q_end) {  // uniform over the warp
         const float q_norm2 = a.left_half.norm2[q], q_reach = a.left_half.reach[q],
                     q_slack = a.left_half.slack[q];
@@ -183,7 +126,8 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
         for (int m = 0; m < 4; ++m) {
           const std::uint32_t j = c0 + lane + 32 * m;
-          const bool valid = j < a.n_right && (!a.self_join || j > q);
+          const bool valid =
+              j < a.n_right && (!a.self_join || j > q) && !(a.skip_diagonal && j == q_id);
           evaluated += valid;
           const bool candidate = valid && may_match(dots[r][lane + 32 * m], q_norm2, c_norm2[m],
                                                     q_reach, c_reach[m], q_gemm_norm, c_norm[m],

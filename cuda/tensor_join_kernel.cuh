@@ -35,6 +35,13 @@ struct TensorJoinArgs {
   HalfRows left_half, right_half;
   TensorFilter filter;
   TensorCosine cosine;
+  // The k-nearest-neighbour join's second pass (knn_tensor_join.cu): query q keeps the pairs
+  // whose exact test passes row_bound[q] in place of bound (cosine: the cosine distance in place
+  // of cosine.eps); skip_diagonal drops (q, q) where right == left without self_join, q being
+  // left_ids[q] where set (the queries a gathered subset of the candidates).
+  const double* row_bound = nullptr;
+  bool skip_diagonal = false;
+  const std::uint32_t* left_ids = nullptr;
 };
 
 // The arguments for inputs built by make_tensor_inputs (right null in a self-join).

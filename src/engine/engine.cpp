@@ -229,6 +229,10 @@ JoinBackend& cpu_backend() {
   return backend;
 }
 
+JoinStats JoinBackend::run_knn(const PointSet&, const PointSet*, const KnnSpec&, PairSink&) {
+  throw Error("simjoin: this device has no k-nearest-neighbour join");
+}
+
 void install_gpu_backend(JoinBackend* backend) { gpu_backend_of_process = backend; }
 
 JoinBackend* installed_gpu_backend() { return gpu_backend_of_process; }

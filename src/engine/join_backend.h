@@ -12,6 +12,7 @@
 namespace simjoin {
 
 class AggregateBackend;  // engine/aggregates/aggregate_backend.h
+struct KnnSpec;          // engine/knn/knn_join.h
 
 class JoinBackend {
  public:
@@ -30,6 +31,12 @@ class JoinBackend {
   // run_neighbour_stats and run_dbscan use them when given no runner and the spec's device
   // resolves to this backend; otherwise they fold run_join's pairs on the host.
   virtual AggregateBackend* aggregates() { return nullptr; }
+
+  // Whether run_knn takes this k-nearest-neighbour join (run_knn_join runs the others on the CPU).
+  virtual bool runs_knn(const KnnSpec& /*spec*/) const { return false; }
+  // run_knn_join's contract (knn/knn_join.h) on this device; the inputs are already checked.
+  virtual JoinStats run_knn(const PointSet& left, const PointSet* right, const KnnSpec& spec,
+                            PairSink& sink);
 };
 
 // The multithreaded CPU engine (grid, SZL or brute force).

@@ -7,44 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
-#include <map>
 #include <vector>
 
-#include "engine/distance.h"
-#include "engine/knn/knn_join.h"
-#include "test_support.h"
+#include "knn_oracle.h"
 
 namespace simjoin::testing {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Per left point, its neighbours in order.
-using Neighbours = std::map<std::uint32_t, std::vector<Pair>>;
-
-Neighbours oracle_knn(const Points& left, const Points* right, const KnnSpec& spec) {
-  const Points& other = right ? *right : left;
-  Neighbours result;
-  for (std::uint32_t i = 0; i < left.n(); ++i) {
-    std::vector<Pair> partners;
-    for (std::uint32_t j = 0; j < other.n(); ++j) {
-      if (!right && !spec.include_self && i == j) continue;
-      const double d =
-          exact_distance(left.set().point(i), other.set().point(j), left.dim, spec.metric);
-      if (d <= spec.eps) partners.push_back({i, j, d});
-    }
-    std::sort(partners.begin(), partners.end(), [](const Pair& a, const Pair& b) {
-      return a.d < b.d || (a.d == b.d && a.r < b.r);
-    });
-    if (partners.size() > spec.k) partners.resize(spec.k);
-    if (!partners.empty()) result[i] = partners;
-  }
-  return result;
-}
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 void expect_knn(const Points& left, const Points* right, KnnSpec spec, const char* what) {
   const Neighbours expected = oracle_knn(left, right, spec);
@@ -57,31 +26,11 @@ void expect_knn(const Points& left, const Points* right, KnnSpec spec, const cha
       CollectingSink sink;
       const PointSet right_set = right ? right->set() : PointSet{};
       const JoinStats stats = run_knn_join(left.set(), right ? &right_set : nullptr, spec, sink);
-      Neighbours got;
-      for (const Pair& p : sink.pairs) got[p.l].push_back(p);  // arrival order within a point
       SCOPED_TRACE(::testing::Message() << what << " algorithm " << static_cast<int>(algorithm)
                                         << " threads " << threads << " k " << spec.k);
-      EXPECT_FALSE(stats.stopped);
-      EXPECT_EQ(stats.pairs, sink.pairs.size());
-      ASSERT_EQ(got.size(), expected.size());
-      for (const auto& [i, want] : expected) {
-        const std::vector<Pair>& have = got[i];
-        ASSERT_EQ(have.size(), want.size()) << "left " << i;
-        for (std::size_t r = 0; r < want.size(); ++r) {
-          EXPECT_EQ(have[r].r, want[r].r) << "left " << i << " rank " << r + 1;
-          EXPECT_TRUE(same_bits(have[r].d, want[r].d)) << "left " << i << " rank " << r + 1;
-        }
-      }
+      expect_neighbours(sink, stats, expected);
     }
   }
-}
-
-KnnSpec knn_spec(std::size_t k, double eps = kInf, Metric metric = Metric::Euclidean) {
-  KnnSpec spec;
-  spec.k = k;
-  spec.eps = eps;
-  spec.metric = metric;
-  return spec;
 }
 
 const Metric kMetrics[] = {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev,

@@ -9,6 +9,7 @@
 #include "engine/bounded_distance.h"
 #include "engine/cosine.h"
 #include "engine/join/input_checks.h"
+#include "engine/join_backend.h"
 #include "engine/knn/neighbour_heap.h"
 #include "engine/knn/sorted_projection.h"
 #include "engine/parallel/batch_pipeline.h"
@@ -167,6 +168,13 @@ PipelineResult run_projection(const KnnInputs& in, PairSink& sink, int threads) 
 JoinStats run_knn_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
                        PairSink& sink) {
   check_inputs(left, right);
+  if (spec.device != Device::Cpu) {
+    JoinBackend* gpu = installed_gpu_backend();
+    std::string why = "no GPU backend in this process";
+    const bool usable = gpu && gpu->usable(&why);
+    if (spec.device == Device::Gpu && !usable) throw Error("simjoin: no usable GPU: " + why);
+    if (usable && gpu->runs_knn(spec)) return gpu->run_knn(left, right, spec, sink);
+  }
   JoinStats stats;
   stats.device = "cpu";
   const bool self = right == nullptr;

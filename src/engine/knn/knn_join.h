@@ -24,6 +24,10 @@ struct KnnSpec {
   // Self-join only (right == nullptr): false skips the pair (i, i).
   bool include_self = true;
   KnnAlgorithm algorithm = KnnAlgorithm::Auto;
+  // Cpu: this process's engine. Gpu: the installed GPU backend where it takes the join
+  // (JoinBackend::runs_knn), else the CPU; an error without a usable GPU. Auto: the GPU backend
+  // where one is installed, usable and takes the join, else the CPU.
+  Device device = Device::Cpu;
   int threads = 0;  // 0: hardware concurrency
   std::size_t batch_pairs = 1u << 16;
 };

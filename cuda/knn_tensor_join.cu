@@ -1,0 +1,345 @@
+// The k-nearest-neighbour join on tensor cores (see knn_tensor_join.cuh).
+#include "knn_tensor_join.cuh"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <thrust/device_ptr.h>
+#include <thrust/execution_policy.h>
+#include <thrust/reduce.h>
+
+#include "cosine_rows.cuh"
+#include "cuda_check.h"
+#include "cuda_stream.h"
+#include "device_buffer.h"
+#include "engine/cosine.h"
+#include "engine/distance.h"
+#include "engine/join/filter_scale.h"
+#include "engine/join/input_checks.h"
+#include "engine/knn/nearest_selection.h"
+#include "engine/parallel/phase_clock.h"
+#include "gpu_backend.h"
+#include "gpu_device.cuh"
+#include "gpu_tuning.h"
+#include "knn_tensor_kernel.cuh"
+#include "pair_pipeline.cuh"
+#include "tensor_join_kernel.cuh"
+#include "warp_top_k.cuh"
+
+namespace simjoin::gpu {
+namespace {
+
+// One input as the passes read it: the exact rows (coordinates, or cosine's scaled rows and
+// norms) and the rows the FP16 copies are made of (the coordinates, or the unit vectors).
+struct KnnSide {
+  DeviceBuffer<double> coords;  // Euclidean
+  CosineRows cosine;            // cosine
+  const double* exact() const { return cosine.n ? cosine.scaled.data() : coords.data(); }
+  const double* filtered() const { return cosine.n ? cosine.unit.data() : coords.data(); }
+  const double* norm() const { return cosine.n ? cosine.norm.data() : nullptr; }
+};
+
+KnnSide load_side(const PointSet& points, bool cosine, cudaStream_t stream) {
+  KnnSide side;
+  if (cosine)
+    side.cosine = prepare_cosine_rows(points, stream);
+  else
+    side.coords = upload(points.coords, points.n * points.dim);
+  return side;
+}
+
+float round_up_to_float(double value) {
+  float f = static_cast<float>(value);
+  if (static_cast<double>(f) < value) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  return f;
+}
+
+// The largest non-NaN value of a device array of floats (0 when there is none).
+struct Larger {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }  // drops NaN
+};
+float largest(const float* values, std::size_t n, cudaStream_t stream) {
+  const thrust::device_ptr<const float> first(values);
+  return thrust::reduce(thrust::cuda::par.on(stream), first, first + n, 0.0f, Larger());
+}
+
+// The candidates' largest bound terms: with them, one test covers every unpicked candidate.
+struct CandidateMaxima {
+  float reach, norm, slack;
+};
+CandidateMaxima candidate_maxima(const HalfPoints& points, std::uint32_t n, cudaStream_t stream) {
+  return {largest(points.reach.data(), n, stream), largest(points.norm.data(), n, stream),
+          largest(points.slack.data(), n, stream)};
+}
+
+template <typename T>
+std::vector<T> download(const DeviceBuffer<T>& buffer, cudaStream_t stream) {
+  std::vector<T> host(buffer.size());
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost,
+                             stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
+}
+
+template <typename T>
+DeviceBuffer<T> upload_vector(const std::vector<T>& host, cudaStream_t stream) {
+  DeviceBuffer<T> device(host.size());
+  CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), device.bytes(), cudaMemcpyHostToDevice,
+                             stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return device;
+}
+
+// Each query's plan after the picks, from its bound U = min(k-th pick distance, eps): certain (no
+// unpicked candidate can be within U: the picks hold the answer) or searched again with the
+// second pass, whose exact test accepts row_bound (the accumulated bound of U, or U itself for
+// cosine) and whose filter widens the query's own reach by the scaled reach of U.
+struct QueryPlan {
+  std::vector<double> limit, row_bound;
+  std::vector<float> reach;
+  std::vector<std::uint32_t> searched;  // the uncertain queries, ascending
+};
+QueryPlan plan_queries(const std::vector<double>& kth, const std::vector<float>& unpicked,
+                       const HalfPoints& left, const CandidateMaxima& maxima, float gemm,
+                       const KnnSpec& spec, std::size_t dim, double scale, double margin,
+                       cudaStream_t stream) {
+  const std::size_t n = kth.size();
+  const std::vector<float> own_reach = download(left.reach, stream);
+  const std::vector<float> norm = download(left.norm, stream);
+  const std::vector<float> slack = download(left.slack, stream);
+  const bool cosine = spec.metric == Metric::Cosine;
+  QueryPlan plan;
+  plan.limit.resize(n);
+  plan.row_bound.resize(n);
+  plan.reach.resize(n);
+  for (std::size_t q = 0; q < n; ++q) {
+    const double limit = std::min(kth[q], spec.eps);
+    plan.limit[q] = limit;
+    plan.row_bound[q] = cosine ? limit : accumulated_bound(limit, Metric::Euclidean);
+    const double radius = cosine ? cosine_candidate_radius(limit, dim) : limit;
+    const double e = std::isinf(radius) ? radius
+                                        : scaled_reach(accumulated_bound(radius, Metric::Euclidean),
+                                                       dim, scale, margin);
+    plan.reach[q] = round_up_to_float(static_cast<double>(own_reach[q]) +
+                                      static_cast<double>(round_up_to_float(e)));
+    // Every unpicked candidate's FP16 distance is >= unpicked[q]; the float test with the
+    // largest terms fails for all of them at once, or +infinity: every candidate was picked.
+    const bool certain = unpicked[q] == std::numeric_limits<float>::infinity() ||
+                         !approx_may_match(unpicked[q], plan.reach[q] + maxima.reach,
+                                           gemm * norm[q], maxima.norm, slack[q], maxima.slack);
+    if (!certain || !tuning().knn_settle) plan.searched.push_back(static_cast<std::uint32_t>(q));
+  }
+  return plan;
+}
+
+// Hands the settled queries' nearest picks (k a query, nearest first, UINT32_MAX after the
+// last) within their limits to the sink in batches; false when the sink stopped.
+bool hand_over_settled(const std::vector<std::uint32_t>& nearest,
+                       const std::vector<double>& distance, const QueryPlan& plan, int k,
+                       std::size_t batch_pairs, PairSink& sink, JoinStats& stats) {
+  const std::size_t capacity = batch_pairs ? batch_pairs : nearest.size();
+  std::vector<std::uint32_t> left, right;
+  std::vector<double> distances;
+  auto flush = [&] {
+    if (left.empty()) return true;
+    ++stats.batches;
+    stats.pairs += left.size();
+    const bool more = sink.consume(PairBatch{left.data(), right.data(), distances.data(),
+                                             left.size()}) && sink.keep_going();
+    left.clear();
+    right.clear();
+    distances.clear();
+    return more;
+  };
+  std::size_t next_searched = 0;
+  const std::size_t n = plan.limit.size();
+  for (std::size_t q = 0; q < n; ++q) {
+    if (next_searched < plan.searched.size() && plan.searched[next_searched] == q) {
+      ++next_searched;
+      continue;
+    }
+    for (std::size_t at = q * k; at < (q + 1) * k; ++at) {
+      if (nearest[at] == UINT32_MAX || !(distance[at] <= plan.limit[q])) break;
+      left.push_back(static_cast<std::uint32_t>(q));
+      right.push_back(nearest[at]);
+      distances.push_back(distance[at]);
+      if (left.size() == capacity && !flush()) return false;
+    }
+  }
+  return flush();
+}
+
+// The searched queries' rows, gathered: what the second pass reads of its queries.
+struct SearchedRows {
+  DeviceBuffer<std::uint32_t> ids;
+  DeviceBuffer<double> exact, norm;  // norm: cosine only
+  HalfPoints half;
+};
+SearchedRows gather_searched(const QueryPlan& plan, const TensorInputs& inputs,
+                             const KnnExactRows& exact, cudaStream_t stream) {
+  const auto m = static_cast<std::uint32_t>(plan.searched.size());
+  const std::uint64_t padded = (m + 127) / 128 * 128 + 128;  // as half_points pads
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  SearchedRows rows;
+  rows.ids = upload_vector(plan.searched, stream);
+  const std::uint32_t* ids = rows.ids.data();
+  rows.exact.resize(std::size_t(m) * exact.dim);
+  gather_rows(exact.left, ids, m, m, exact.dim, 0.0, rows.exact.data(), stream);
+  if (exact.left_norm) {
+    rows.norm.resize(m);
+    gather_rows(exact.left_norm, ids, m, m, 1, 0.0, rows.norm.data(), stream);
+  }
+  const HalfPoints& all = inputs.left;
+  rows.half.coords.resize(padded * inputs.padded_dim);
+  gather_rows(all.coords.data(), ids, m, padded, inputs.padded_dim, __float2half_rn(0.0f),
+              rows.half.coords.data(), stream);
+  for (auto [from, to] : {std::pair{&all.norm2, &rows.half.norm2}, {&all.norm, &rows.half.norm},
+                          {&all.slack, &rows.half.slack}}) {
+    to->resize(padded);
+    gather_rows(from->data(), ids, m, padded, 1, nan, to->data(), stream);
+  }
+  std::vector<float> reach(padded, nan);
+  for (std::uint32_t r = 0; r < m; ++r) reach[r] = plan.reach[plan.searched[r]];
+  rows.half.reach = upload_vector(reach, stream);
+  return rows;
+}
+
+}  // namespace
+
+bool knn_on_tensor_cores(Metric metric, std::size_t k) {
+  return (metric == Metric::Euclidean || metric == Metric::Cosine) && k >= 1 &&
+         k <= static_cast<std::size_t>(kWarpTopKMax);
+}
+
+JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
+                              PairSink& sink) {
+  check_inputs(left, right);
+  JoinStats stats;
+  stats.device = "gpu: " + use_device().name;
+  stats.algorithm = "knn tensor-core";
+  if (!knn_on_tensor_cores(spec.metric, spec.k))
+    throw Error("the GPU's kNN join takes Euclidean or cosine distance and k from 1 to 32");
+  const bool self = right == nullptr;
+  if (!(spec.eps >= 0.0) || left.n == 0 || (right && right->n == 0)) return stats;
+  PhaseClock timer(stats);
+  const auto stopped = [&] { return stats.stopped = !sink.keep_going(); };
+  const bool cosine = spec.metric == Metric::Cosine;
+  const int dim = static_cast<int>(left.dim);
+  const auto n_left = static_cast<std::uint32_t>(left.n);
+  const auto n_right = static_cast<std::uint32_t>(self ? left.n : right->n);
+  CudaStream stream;
+  KnnSide left_side = load_side(left, cosine, stream.get());
+  std::optional<KnnSide> right_own;
+  if (!self) right_own.emplace(load_side(*right, cosine, stream.get()));
+  const KnnSide& right_side = self ? left_side : *right_own;
+  if (!cosine && std::isinf(spec.eps) &&
+      (any_infinity(left_side.coords.data(), left.n * left.dim, stream.get()) ||
+       (!self && any_infinity(right_side.coords.data(), right->n * right->dim, stream.get())))) {
+    // Without a limit, partners at an infinite distance count (ranked by index), which the
+    // filter cannot see: the CPU engine answers such inputs.
+    KnnSpec on_cpu = spec;
+    on_cpu.device = Device::Cpu;
+    return ::simjoin::run_knn_join(left, right, on_cpu, sink);
+  }
+  const double margin = tuning().float_margin;
+  const TensorInputs inputs =
+      make_tensor_inputs(left_side.filtered(), n_left, self ? nullptr : right_side.filtered(),
+                         n_right, dim, 0.0, margin, stream.get());
+  const HalfRows left_half = rows_of(inputs.left);
+  const HalfRows right_half = self ? left_half : rows_of(inputs.right);
+  timer.mark("upload");
+  if (stopped()) return stats;
+
+  // Pass 1: the picks, their exact distances, and which queries they settle.
+  KnnPickArgs pick;
+  pick.left_half = left_half;
+  pick.right_half = right_half;
+  pick.n_left = n_left;
+  pick.n_right = n_right;
+  pick.padded_dim = inputs.padded_dim;
+  pick.skip_diagonal = self && !spec.include_self;
+  pick.splits = knn_pick_splits(n_left, n_right);
+  pick.picks_per_split = knn_picks_per_split(static_cast<int>(spec.k));
+  DeviceBuffer<std::uint32_t> picks(std::size_t(n_left) * pick.splits * pick.picks_per_split);
+  DeviceBuffer<float> split_unpicked(std::size_t(n_left) * pick.splits);
+  pick.picks = picks.data();
+  pick.unpicked = split_unpicked.data();
+  pick_nearest(pick, stream.get());
+  const KnnExactRows exact{left_side.exact(), right_side.exact(), left_side.norm(),
+                           right_side.norm(), dim};
+  const int k = static_cast<int>(spec.k);
+  DeviceBuffer<std::uint32_t> nearest(std::size_t(n_left) * k);
+  DeviceBuffer<double> nearest_distance(std::size_t(n_left) * k), kth(n_left);
+  DeviceBuffer<float> unpicked(n_left);
+  exact_picks(pick, k, exact,
+              KnnPickResult{nearest.data(), nearest_distance.data(), kth.data(), unpicked.data()},
+              stream.get());
+  stats.candidates = std::uint64_t(n_left) * n_right;
+  const QueryPlan plan = plan_queries(
+      download(kth, stream.get()), download(unpicked, stream.get()), inputs.left,
+      candidate_maxima(self ? inputs.left : inputs.right, n_right, stream.get()),
+      inputs.filter.gemm, spec, left.dim, inputs.scale, margin, stream.get());
+  picks = DeviceBuffer<std::uint32_t>();
+  split_unpicked = DeviceBuffer<float>();
+  timer.mark("pick");
+  if (stopped()) return stats;
+
+  // The settled queries' answers: their nearest picks within the limit, handed over now.
+  if (plan.searched.size() < n_left &&
+      !hand_over_settled(download(nearest, stream.get()), download(nearest_distance, stream.get()),
+                         plan, k, spec.batch_pairs, sink, stats)) {
+    stats.stopped = true;
+    return stats;
+  }
+  timer.mark("settled");
+  NearestSelection selection(n_left, spec.k, sink);
+
+  // Pass 2 for the others: every pair within the query's radius, decided exactly.
+  if (!plan.searched.empty()) {
+    const SearchedRows rows = gather_searched(plan, inputs, exact, stream.get());
+    std::vector<double> row_bound(plan.searched.size());
+    for (std::size_t r = 0; r < row_bound.size(); ++r) row_bound[r] = plan.row_bound[plan.searched[r]];
+    const DeviceBuffer<double> device_row_bound = upload_vector(row_bound, stream.get());
+    const auto m = static_cast<std::uint32_t>(plan.searched.size());
+    TensorJoinArgs args = tensor_join_args(inputs, rows.exact.data(), m, exact.right, n_right,
+                                           dim, 0.0);
+    args.self_join = false;  // every (q, j); the diagonal by its left id
+    args.left_half = rows_of(rows.half);
+    args.right_half = right_half;
+    args.row_bound = device_row_bound.data();
+    args.skip_diagonal = pick.skip_diagonal;
+    args.left_ids = rows.ids.data();
+    if (cosine) {
+      args.cosine.left_norm = rows.norm.data();
+      args.cosine.right_norm = exact.right_norm;
+    }
+    const TensorJoinProducer producer(args);
+    selection.map_left(plan.searched.data());
+    JoinStats pass;
+    JoinSpec pipeline_spec;
+    pipeline_spec.batch_pairs = 0;
+    if (!stream_pairs(producer, pipeline_options(true, pipeline_spec, nullptr), selection, pass)) {
+      stats.stopped = true;
+      return stats;
+    }
+    stats.candidates += pass.candidates;
+    stats.phase_seconds.insert(stats.phase_seconds.end(), pass.phase_seconds.begin(),
+                               pass.phase_seconds.end());
+    timer.restart();
+  }
+  stats.pairs += selection.emit(spec.batch_pairs, &stats.batches, &stats.stopped);
+  timer.mark("select");
+  return stats;
+}
+
+bool runs_knn(const KnnSpec& spec) { return knn_on_tensor_cores(spec.metric, spec.k); }
+
+JoinStats run_knn_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
+                       PairSink& sink) {
+  return run_knn_tensor_join(left, right, spec, sink);
+}
+
+}  // namespace simjoin::gpu

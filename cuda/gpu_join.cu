@@ -69,6 +69,7 @@ Tuning& tuning() {
     defaults.szl_curve_copies = env_size("SIMJOIN_GPU_SZL_COPIES", 1, true) != 0;
     if (const char* tensor = std::getenv("SIMJOIN_GPU_TENSOR"); tensor && *tensor)
       defaults.tensor = tensor[0] == '0' ? 0 : tensor[0] == '1' ? 1 : -1;
+    defaults.resident_queries = env_size("SIMJOIN_GPU_RESIDENT_QUERIES", 1, true) != 0;
     return defaults;
   }();
   return knobs;

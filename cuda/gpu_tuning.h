@@ -27,6 +27,10 @@ struct Tuning {
   // The kNN join settles a query from its picks where it can prove them complete
   // (knn_tensor_join.cuh); false sends every query through the second pass (tests).
   bool knn_settle = true;
+  // The kNN picks keep a block's queries in shared memory where the rows fit
+  // (tensor_tile.cuh, kResidentDim); false stages them with every candidate tile
+  // (SIMJOIN_GPU_RESIDENT_QUERIES=0, to compare).
+  bool resident_queries = true;
   // Grid kernel: -1 chooses by cell occupancy, 0 forces one query per thread, 1 the tiled kernel
   // where the dimension allows (SIMJOIN_GPU_TILES).
   int grid_tiles = -1;

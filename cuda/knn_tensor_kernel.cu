@@ -7,6 +7,7 @@
 #include "device_buffer.h"
 #include "device_cosine.cuh"
 #include "device_distance.cuh"
+#include "gpu_tuning.h"
 #include "tensor_tile.cuh"
 #include "warp_top_k.cuh"
 
@@ -21,9 +22,15 @@ constexpr int kRowsPerWarp = kTile / kWarps;  // warp w owns rows w, w + 8, ...,
 // One block: queries [q0, q0 + 128) against candidate tiles blockIdx.y, blockIdx.y + splits, ...:
 // the tile's dot products on tensor cores, then each warp offers its rows' 128 FP16 distances
 // |x~|^2 + |y~|^2 - 2 x~.y~ (lane l: columns l, l + 32, l + 64, l + 96) to the rows' top-k.
+// RESIDENT: the block's queries stay in shared memory (tile::stage_resident) before the region
+// of the stage and the dot products.
+template <bool RESIDENT>
 __global__ void __launch_bounds__(kThreads, 2) pick_nearest_kernel(KnnPickArgs a) {
   extern __shared__ __align__(128) unsigned char shared[];
-  const tile::Dots dots = reinterpret_cast<tile::Dots>(shared);
+  const tile::ResidentQueries resident =
+      RESIDENT ? reinterpret_cast<tile::ResidentQueries>(shared) : nullptr;
+  unsigned char* region = RESIDENT ? shared + tile::kResidentBytes : shared;
+  const tile::Dots dots = reinterpret_cast<tile::Dots>(region);
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
   const std::uint32_t q0 = blockIdx.x * kTile;
   const std::uint32_t tiles = (a.n_right + kTile - 1) / kTile;
@@ -31,9 +38,11 @@ __global__ void __launch_bounds__(kThreads, 2) pick_nearest_kernel(KnnPickArgs a
 #pragma unroll
   for (int i = 0; i < kRowsPerWarp; ++i) best[i].reset(a.picks_per_split);
 
+  if (RESIDENT) tile::stage_resident(resident, a.left_half.coords, q0, a.padded_dim);
   for (std::uint32_t t = blockIdx.y; t < tiles; t += a.splits) {
     const std::uint32_t c0 = t * kTile;
-    tile::dot_products(shared, a.left_half.coords, q0, a.right_half.coords, c0, a.padded_dim);
+    tile::dot_products(region, a.left_half.coords, q0, a.right_half.coords, c0, a.padded_dim,
+                       resident);
     float c_norm2[4];  // padding rows and rows with a non-finite coordinate hold NaN
 #pragma unroll
     for (int m = 0; m < 4; ++m) c_norm2[m] = a.right_half.norm2[c0 + lane + 32 * m];
@@ -133,11 +142,13 @@ std::uint32_t knn_pick_splits(std::uint32_t n_left, std::uint32_t n_right) {
 
 void pick_nearest(const KnnPickArgs& args, cudaStream_t stream) {
   if (args.n_left == 0) return;
-  constexpr std::size_t kSharedBytes = tile::kDotsBytes;
-  CUDA_CHECK(cudaFuncSetAttribute(pick_nearest_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(kSharedBytes)));
+  const bool resident = args.padded_dim <= tile::kResidentDim && tuning().resident_queries;
+  const auto kernel = resident ? &pick_nearest_kernel<true> : &pick_nearest_kernel<false>;
+  const std::size_t shared_bytes = tile::kDotsBytes + (resident ? tile::kResidentBytes : 0);
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(shared_bytes)));
   const std::uint32_t query_tiles = (args.n_left + kTile - 1) / kTile;
-  pick_nearest_kernel<<<dim3(query_tiles, args.splits), kThreads, kSharedBytes, stream>>>(args);
+  kernel<<<dim3(query_tiles, args.splits), kThreads, shared_bytes, stream>>>(args);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -301,7 +301,8 @@ JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const
   if (!plan.searched.empty()) {
     const SearchedRows rows = gather_searched(plan, inputs, exact, stream.get());
     std::vector<double> row_bound(plan.searched.size());
-    for (std::size_t r = 0; r < row_bound.size(); ++r) row_bound[r] = plan.row_bound[plan.searched[r]];
+    for (std::size_t r = 0; r < row_bound.size(); ++r)
+      row_bound[r] = plan.row_bound[plan.searched[r]];
     const DeviceBuffer<double> device_row_bound = upload_vector(row_bound, stream.get());
     const auto m = static_cast<std::uint32_t>(plan.searched.size());
     TensorJoinArgs args = tensor_join_args(inputs, rows.exact.data(), m, exact.right, n_right,

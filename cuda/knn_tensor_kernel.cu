@@ -88,16 +88,20 @@ __global__ void exact_picks_kernel(KnnPickArgs a, int k, KnnExactRows rows, KnnP
     double distance = 0.0;
     if (j != UINT32_MAX) {
       const double* candidate = rows.right + std::uint64_t(j) * rows.dim;
-      distance = rows.left_norm
-                     ? cosine_from_scaled_device(query, rows.left_norm[q], candidate,
-                                                 rows.right_norm[j], rows.dim)
-                     : finish_distance_device<Metric::Euclidean>(accumulate_bounded<Metric::Euclidean, 0>(
-                           query, candidate, rows.dim, __longlong_as_double(0x7ff0000000000000LL)));
+      if (rows.left_norm) {
+        distance = cosine_from_scaled_device(query, rows.left_norm[q], candidate,
+                                             rows.right_norm[j], rows.dim);
+      } else {
+        const double no_bound = __longlong_as_double(0x7ff0000000000000LL);  // +infinity
+        distance = finish_distance_device<Metric::Euclidean>(
+            accumulate_bounded<Metric::Euclidean, 0>(query, candidate, rows.dim, no_bound));
+      }
     }
     best.offer(j != UINT32_MAX, distance, j);
   }
   float unpicked = __int_as_float(0x7f800000);
-  for (std::uint32_t s = lane; s < a.splits; s += 32) unpicked = fminf(unpicked, a.unpicked[q * a.splits + s]);
+  for (std::uint32_t s = lane; s < a.splits; s += 32)
+    unpicked = fminf(unpicked, a.unpicked[q * a.splits + s]);
   for (int offset = 16; offset > 0; offset >>= 1)
     unpicked = fminf(unpicked, __shfl_xor_sync(0xffffffffu, unpicked, offset));
   const int place = best.rank(k);

@@ -44,9 +44,9 @@ struct KnnExactRows {
 };
 
 // Per query q, from its picks: nearest[q * k + r] and distance[q * k + r] (r < k), the k nearest
-// picks by (exact distance, index), nearest first (UINT32_MAX and +infinity where fewer); kth[q], the
-// k-th smallest exact distance (+infinity with fewer than k); unpicked[q], the smallest of the
-// splits' unpicked values (no unpicked candidate has a smaller FP16 distance).
+// picks by (exact distance, index), nearest first (UINT32_MAX and +infinity where fewer);
+// kth[q], the k-th smallest exact distance (+infinity with fewer than k); unpicked[q], the
+// smallest of the splits' unpicked values (no unpicked candidate has a smaller FP16 distance).
 struct KnnPickResult {
   std::uint32_t* nearest;
   double* distance;

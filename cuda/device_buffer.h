@@ -62,6 +62,27 @@ std::vector<T> to_host(const DeviceBuffer<T>& buffer, std::size_t n) {
   return host;
 }
 
+// The whole of `buffer`, copied to the host on `stream`, after the work queued there (kernels on
+// the non-blocking streams are not ordered with the legacy stream that the form above copies on).
+template <typename T>
+std::vector<T> to_host(const DeviceBuffer<T>& buffer, cudaStream_t stream) {
+  std::vector<T> host(buffer.size());
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost,
+                             stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
+}
+
+// `host` in a new device buffer, copied on `stream` (returns once it has landed).
+template <typename T>
+DeviceBuffer<T> to_device(const std::vector<T>& host, cudaStream_t stream) {
+  DeviceBuffer<T> device(host.size());
+  CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), device.bytes(), cudaMemcpyHostToDevice,
+                             stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return device;
+}
+
 // n values from host memory (pageable) in a new device buffer. Returns once they have landed: a
 // copy from pageable memory may return before its last DMA does, and the kernels that read the
 // values run on non-blocking streams, which do not wait for the legacy stream's copy.

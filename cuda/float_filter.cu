@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "cuda_check.h"
+#include "engine/join/filter_scale.h"
 
 namespace simjoin::gpu {
 namespace {
@@ -13,13 +14,6 @@ constexpr double kU = 0x1p-24;                          // float unit roundoff
 constexpr double kUa = kU * (1.0 + 0x1p-20);            // >= u + v + uv (copy to float)
 constexpr double kHostSlack = 1.0 + 0x1p-40;            // covers the host's own double rounding
 constexpr double kFloatMinSub = 0x1p-149;               // smallest positive subnormal float
-
-// x rounded up to a float (+inf above the range; NaN stays NaN).
-float round_up(double x) {
-  float f = static_cast<float>(x);
-  if (static_cast<double>(f) < x) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-  return f;
-}
 
 __global__ void float_copy_kernel(FloatCopyArgs a) {
   const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -53,7 +47,7 @@ FloatFilter make_float_filter(double bound, Metric metric, int dim, double margi
   if (!(bound >= 0.0) || !std::isfinite(bound) || dim <= 0) return disabled();
   const double m = margin;
   const double d = dim;
-  const auto up = [&](double x) { return m > 0.0 ? round_up(x * kHostSlack) : float(x); };
+  const auto up = [&](double x) { return m > 0.0 ? round_up_to_float(x * kHostSlack) : float(x); };
   // (1+u)^d <= exp(d u); B as in the header (bound widened for the double rounding of S_d).
   const double scale_d = m > 0.0 ? std::exp(d * kU) : 1.0;
   if (metric == Metric::Euclidean) {

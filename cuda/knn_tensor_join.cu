@@ -51,12 +51,6 @@ KnnSide load_side(const PointSet& points, bool cosine, cudaStream_t stream) {
   return side;
 }
 
-float round_up_to_float(double value) {
-  float f = static_cast<float>(value);
-  if (static_cast<double>(f) < value) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-  return f;
-}
-
 // The largest non-NaN value of a device array of floats (0 when there is none).
 struct Larger {
   __device__ float operator()(float a, float b) const { return fmaxf(a, b); }  // drops NaN
@@ -75,30 +69,11 @@ CandidateMaxima candidate_maxima(const HalfPoints& points, std::uint32_t n, cuda
           largest(points.slack.data(), n, stream)};
 }
 
-template <typename T>
-std::vector<T> download(const DeviceBuffer<T>& buffer, cudaStream_t stream) {
-  std::vector<T> host(buffer.size());
-  CUDA_CHECK(cudaMemcpyAsync(host.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost,
-                             stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return host;
-}
-
-template <typename T>
-DeviceBuffer<T> upload_vector(const std::vector<T>& host, cudaStream_t stream) {
-  DeviceBuffer<T> device(host.size());
-  CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), device.bytes(), cudaMemcpyHostToDevice,
-                             stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return device;
-}
-
-// Each query's plan after the picks, from its bound U = min(k-th pick distance, eps): certain (no
-// unpicked candidate can be within U: the picks hold the answer) or searched again with the
-// second pass, whose exact test accepts row_bound (the accumulated bound of U, or U itself for
-// cosine) and whose filter widens the query's own reach by the scaled reach of U.
+// Each query's plan after the picks, from its bound U = min(k-th pick distance, eps) (limit):
+// settled (no unpicked candidate can be within U: the picks hold the answer) or searched again
+// with the second pass, whose filter widens the query's own reach by the scaled reach of U.
 struct QueryPlan {
-  std::vector<double> limit, row_bound;
+  std::vector<double> limit;
   std::vector<float> reach;
   std::vector<std::uint32_t> searched;  // the uncertain queries, ascending
 };
@@ -107,18 +82,16 @@ QueryPlan plan_queries(const std::vector<double>& kth, const std::vector<float>&
                        const KnnSpec& spec, std::size_t dim, double scale, double margin,
                        cudaStream_t stream) {
   const std::size_t n = kth.size();
-  const std::vector<float> own_reach = download(left.reach, stream);
-  const std::vector<float> norm = download(left.norm, stream);
-  const std::vector<float> slack = download(left.slack, stream);
+  const std::vector<float> own_reach = to_host(left.reach, stream);
+  const std::vector<float> norm = to_host(left.norm, stream);
+  const std::vector<float> slack = to_host(left.slack, stream);
   const bool cosine = spec.metric == Metric::Cosine;
   QueryPlan plan;
   plan.limit.resize(n);
-  plan.row_bound.resize(n);
   plan.reach.resize(n);
   for (std::size_t q = 0; q < n; ++q) {
     const double limit = std::min(kth[q], spec.eps);
     plan.limit[q] = limit;
-    plan.row_bound[q] = cosine ? limit : accumulated_bound(limit, Metric::Euclidean);
     const double radius = cosine ? cosine_candidate_radius(limit, dim) : limit;
     const double e = std::isinf(radius) ? radius
                                         : scaled_reach(accumulated_bound(radius, Metric::Euclidean),
@@ -135,25 +108,11 @@ QueryPlan plan_queries(const std::vector<double>& kth, const std::vector<float>&
   return plan;
 }
 
-// Hands the settled queries' nearest picks (k a query, nearest first, UINT32_MAX after the
-// last) within their limits to the sink in batches; false when the sink stopped.
+// Adds the settled queries' nearest picks (k a query, nearest first, UINT32_MAX after the last)
+// within their limits to `out`; false once the sink has stopped.
 bool hand_over_settled(const std::vector<std::uint32_t>& nearest,
                        const std::vector<double>& distance, const QueryPlan& plan, int k,
-                       std::size_t batch_pairs, PairSink& sink, JoinStats& stats) {
-  const std::size_t capacity = batch_pairs ? batch_pairs : nearest.size();
-  std::vector<std::uint32_t> left, right;
-  std::vector<double> distances;
-  auto flush = [&] {
-    if (left.empty()) return true;
-    ++stats.batches;
-    stats.pairs += left.size();
-    const bool more = sink.consume(PairBatch{left.data(), right.data(), distances.data(),
-                                             left.size()}) && sink.keep_going();
-    left.clear();
-    right.clear();
-    distances.clear();
-    return more;
-  };
+                       PairHandOver& out) {
   std::size_t next_searched = 0;
   const std::size_t n = plan.limit.size();
   for (std::size_t q = 0; q < n; ++q) {
@@ -163,13 +122,10 @@ bool hand_over_settled(const std::vector<std::uint32_t>& nearest,
     }
     for (std::size_t at = q * k; at < (q + 1) * k; ++at) {
       if (nearest[at] == UINT32_MAX || !(distance[at] <= plan.limit[q])) break;
-      left.push_back(static_cast<std::uint32_t>(q));
-      right.push_back(nearest[at]);
-      distances.push_back(distance[at]);
-      if (left.size() == capacity && !flush()) return false;
+      if (!out.add(static_cast<std::uint32_t>(q), nearest[at], distance[at])) return false;
     }
   }
-  return flush();
+  return true;
 }
 
 // The searched queries' rows, gathered: what the second pass reads of its queries.
@@ -184,7 +140,7 @@ SearchedRows gather_searched(const QueryPlan& plan, const TensorInputs& inputs,
   const std::uint64_t padded = (m + 127) / 128 * 128 + 128;  // as half_points pads
   const float nan = std::numeric_limits<float>::quiet_NaN();
   SearchedRows rows;
-  rows.ids = upload_vector(plan.searched, stream);
+  rows.ids = to_device(plan.searched, stream);
   const std::uint32_t* ids = rows.ids.data();
   rows.exact.resize(std::size_t(m) * exact.dim);
   gather_rows(exact.left, ids, m, m, exact.dim, 0.0, rows.exact.data(), stream);
@@ -203,15 +159,15 @@ SearchedRows gather_searched(const QueryPlan& plan, const TensorInputs& inputs,
   }
   std::vector<float> reach(padded, nan);
   for (std::uint32_t r = 0; r < m; ++r) reach[r] = plan.reach[plan.searched[r]];
-  rows.half.reach = upload_vector(reach, stream);
+  rows.half.reach = to_device(reach, stream);
   return rows;
 }
 
 }  // namespace
 
-bool knn_on_tensor_cores(Metric metric, std::size_t k) {
-  return (metric == Metric::Euclidean || metric == Metric::Cosine) && k >= 1 &&
-         k <= static_cast<std::size_t>(kWarpTopKMax);
+bool runs_knn(const KnnSpec& spec) {
+  return (spec.metric == Metric::Euclidean || spec.metric == Metric::Cosine) && spec.k >= 1 &&
+         spec.k <= static_cast<std::size_t>(kWarpTopKMax);
 }
 
 JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
@@ -220,7 +176,7 @@ JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const
   JoinStats stats;
   stats.device = "gpu: " + use_device().name;
   stats.algorithm = "knn tensor-core";
-  if (!knn_on_tensor_cores(spec.metric, spec.k))
+  if (!runs_knn(spec))
     throw Error("the GPU's kNN join takes Euclidean or cosine distance and k from 1 to 32");
   const bool self = right == nullptr;
   if (!(spec.eps >= 0.0) || left.n == 0 || (right && right->n == 0)) return stats;
@@ -279,7 +235,7 @@ JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const
               stream.get());
   stats.candidates = std::uint64_t(n_left) * n_right;
   const QueryPlan plan = plan_queries(
-      download(kth, stream.get()), download(unpicked, stream.get()), inputs.left,
+      to_host(kth, stream.get()), to_host(unpicked, stream.get()), inputs.left,
       candidate_maxima(self ? inputs.left : inputs.right, n_right, stream.get()),
       inputs.filter.gemm, spec, left.dim, inputs.scale, margin, stream.get());
   picks = DeviceBuffer<std::uint32_t>();
@@ -288,22 +244,30 @@ JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const
   if (stopped()) return stats;
 
   // The settled queries' answers: their nearest picks within the limit, handed over now.
-  if (plan.searched.size() < n_left &&
-      !hand_over_settled(download(nearest, stream.get()), download(nearest_distance, stream.get()),
-                         plan, k, spec.batch_pairs, sink, stats)) {
+  PairHandOver out(sink, spec.batch_pairs);
+  const auto hand_over_stopped = [&] {
+    stats.pairs = out.pairs();
+    stats.batches = out.batches();
     stats.stopped = true;
     return stats;
-  }
+  };
+  if (plan.searched.size() < n_left &&
+      !hand_over_settled(to_host(nearest, stream.get()), to_host(nearest_distance, stream.get()),
+                         plan, k, out))
+    return hand_over_stopped();
   timer.mark("settled");
   NearestSelection selection(n_left, spec.k, sink);
 
   // Pass 2 for the others: every pair within the query's radius, decided exactly.
   if (!plan.searched.empty()) {
     const SearchedRows rows = gather_searched(plan, inputs, exact, stream.get());
+    // What the exact test accepts: the accumulated bound of U, or U itself for cosine.
     std::vector<double> row_bound(plan.searched.size());
-    for (std::size_t r = 0; r < row_bound.size(); ++r)
-      row_bound[r] = plan.row_bound[plan.searched[r]];
-    const DeviceBuffer<double> device_row_bound = upload_vector(row_bound, stream.get());
+    for (std::size_t r = 0; r < row_bound.size(); ++r) {
+      const double limit = plan.limit[plan.searched[r]];
+      row_bound[r] = cosine ? limit : accumulated_bound(limit, Metric::Euclidean);
+    }
+    const DeviceBuffer<double> device_row_bound = to_device(row_bound, stream.get());
     const auto m = static_cast<std::uint32_t>(plan.searched.size());
     TensorJoinArgs args = tensor_join_args(inputs, rows.exact.data(), m, exact.right, n_right,
                                            dim, 0.0);
@@ -322,21 +286,19 @@ JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const
     JoinStats pass;
     JoinSpec pipeline_spec;
     pipeline_spec.batch_pairs = 0;
-    if (!stream_pairs(producer, pipeline_options(true, pipeline_spec, nullptr), selection, pass)) {
-      stats.stopped = true;
-      return stats;
-    }
+    if (!stream_pairs(producer, pipeline_options(true, pipeline_spec, nullptr), selection, pass))
+      return hand_over_stopped();
     stats.candidates += pass.candidates;
     stats.phase_seconds.insert(stats.phase_seconds.end(), pass.phase_seconds.begin(),
                                pass.phase_seconds.end());
     timer.restart();
   }
-  stats.pairs += selection.emit(spec.batch_pairs, &stats.batches, &stats.stopped);
+  if (!selection.emit(out) || !out.finish()) return hand_over_stopped();
+  stats.pairs = out.pairs();
+  stats.batches = out.batches();
   timer.mark("select");
   return stats;
 }
-
-bool runs_knn(const KnnSpec& spec) { return knn_on_tensor_cores(spec.metric, spec.k); }
 
 JoinStats run_knn_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
                        PairSink& sink) {

@@ -19,10 +19,7 @@
 
 namespace simjoin::gpu {
 
-// Whether run_knn_tensor_join takes a join of this metric and k.
-bool knn_on_tensor_cores(Metric metric, std::size_t k);
-
-// run_knn_join's contract on the device; pairs arrive once the device is done, the settled
+// run_knn_join's contract on the device, for the joins gpu::runs_knn (gpu_backend.h) takes; pairs arrive once the device is done, the settled
 // queries first. Throws simjoin::Error on CUDA failures (device memory freed).
 JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
                               PairSink& sink);

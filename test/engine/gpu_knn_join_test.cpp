@@ -148,11 +148,11 @@ TEST(NearestSelection, KeepsEachQuerysKNearestByDistanceThenIndex) {
   selection.consume(PairBatch{left, right, distance, 4});
   selection.consume(PairBatch{left + 4, right + 4, distance + 4, 3});
   EXPECT_EQ(selection.collected(), 7u);
-  std::uint64_t batches = 0;
-  bool stopped = true;
-  EXPECT_EQ(selection.emit(2, &batches, &stopped), 5u);
-  EXPECT_FALSE(stopped);
-  EXPECT_EQ(batches, 3u);
+  PairHandOver out(sink, 2);
+  EXPECT_TRUE(selection.emit(out));
+  EXPECT_TRUE(out.finish());
+  EXPECT_EQ(out.pairs(), 5u);
+  EXPECT_EQ(out.batches(), 3u);
   const std::vector<Pair> want = {{0, 5, 1.0}, {0, 6, 1.0}, {2, 4, 0.25}, {2, 1, 0.5},
                                   {3, 8, 2.0}};
   ASSERT_EQ(sink.pairs.size(), want.size());

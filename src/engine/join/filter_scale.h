@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 namespace simjoin {
 
@@ -15,6 +16,13 @@ inline double power_of_two_scale(double largest) {
   int exponent = 0;
   std::frexp(largest, &exponent);  // largest = f 2^exponent, f in [0.5, 1)
   return std::ldexp(1.0, exponent < -1000 ? 1000 : -exponent);
+}
+
+// x rounded up to a float (+inf above the range; NaN stays NaN).
+inline float round_up_to_float(double x) {
+  float f = static_cast<float>(x);
+  if (static_cast<double>(f) < x) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  return f;
 }
 
 // e: the exact test accepts S <= bound with S the double sum of the squared differences of

@@ -20,13 +20,6 @@ constexpr double kFloatUnit = 0x1p-24 + 0x1p-50;
 // the slack's floor of 2^-100 covers the absolute errors below it).
 double up(double x) { return x * (1.0 + 0x1p-50); }
 
-// x rounded up to a float.
-float float_up(double x) {
-  float f = static_cast<float>(x);
-  if (static_cast<double>(f) < x) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-  return f;
-}
-
 // The mean of the finite rows of the inputs and the largest |fl(x_j - c_j)| over them.
 struct Centre {
   std::vector<double> c;
@@ -93,9 +86,9 @@ void stage_terms(FloatRows& rows, std::size_t stage, std::size_t i, double norm2
   const double m = norm_above(norm2, dims);
   const std::size_t at = stage * rows.slots() + i;
   rows.norm2[at] = static_cast<float>(norm2);
-  rows.norm[at] = float_up(m);
-  rows.gemm[at] = float_up(up(gemm * m));
-  rows.slack[at] = float_up(std::max(t.slack_floor, up(norms * norm2)));
+  rows.norm[at] = round_up_to_float(m);
+  rows.gemm[at] = round_up_to_float(up(gemm * m));
+  rows.slack[at] = round_up_to_float(std::max(t.slack_floor, up(norms * norm2)));
 }
 
 // Row i of `points` into its panel slot of `rows`, with its terms.
@@ -118,7 +111,7 @@ void copy_row(const PointSet& points, std::size_t i, const RowTermsShared& t, Fl
   // The exact scaled row X has |X| <= (m + floor) / (1 - unit), and |x - X| <= unit |X| + floor.
   const double exact_norm = up(up(norm_above(norm2, dim) + t.floor) / (1.0 - t.unit));
   const double rounding = up(up(t.unit * exact_norm) + t.floor);
-  rows.reach[i] = float_up(up(t.half_reach + rounding));
+  rows.reach[i] = round_up_to_float(up(t.half_reach + rounding));
 }
 
 FloatRows float_rows(const PointSet& points, const RowTermsShared& terms, int threads) {

@@ -17,9 +17,20 @@ bool NearestSelection::consume(const PairBatch& batch) {
   return downstream_.keep_going();
 }
 
-std::uint64_t NearestSelection::emit(std::size_t batch_pairs, std::uint64_t* batches,
-                                     bool* stopped) {
-  *stopped = false;
+bool PairHandOver::finish() {
+  if (left_.empty()) return true;
+  ++batches_;
+  pairs_ += left_.size();
+  const bool more =
+      sink_.consume(PairBatch{left_.data(), right_.data(), distance_.data(), left_.size()}) &&
+      sink_.keep_going();
+  left_.clear();
+  right_.clear();
+  distance_.clear();
+  return more;
+}
+
+bool NearestSelection::emit(PairHandOver& out) {
   // Group the pairs by query (a counting sort), then order each group.
   std::vector<std::size_t> start(n_left_ + 1, 0);
   for (std::uint32_t q : left_) ++start[q + 1];
@@ -33,38 +44,14 @@ std::uint64_t NearestSelection::emit(std::size_t batch_pairs, std::uint64_t* bat
   left_ = {};
   right_ = {};
   distance_ = {};
-
-  const std::size_t capacity = batch_pairs ? batch_pairs : grouped.size();
-  std::vector<std::uint32_t> out_left, out_right;
-  std::vector<double> out_distance;
-  std::uint64_t handed = 0;
-  auto flush = [&] {
-    if (out_left.empty()) return true;
-    const PairBatch batch{out_left.data(), out_right.data(), out_distance.data(), out_left.size()};
-    ++*batches;
-    handed += batch.size;
-    const bool more = downstream_.consume(batch) && downstream_.keep_going();
-    out_left.clear();
-    out_right.clear();
-    out_distance.clear();
-    return more;
-  };
   for (std::size_t q = 0; q < n_left_; ++q) {
     const auto first = grouped.begin() + start[q], last = grouped.begin() + start[q + 1];
     const auto kept = first + std::min<std::size_t>(k_, last - first);
     std::partial_sort(first, kept, last, closer);
-    for (auto n = first; n != kept; ++n) {
-      out_left.push_back(static_cast<std::uint32_t>(q));
-      out_right.push_back(n->index);
-      out_distance.push_back(n->distance);
-      if (out_left.size() == capacity && !flush()) {
-        *stopped = true;
-        return handed;
-      }
-    }
+    for (auto n = first; n != kept; ++n)
+      if (!out.add(static_cast<std::uint32_t>(q), n->index, n->distance)) return false;
   }
-  if (!flush()) *stopped = true;
-  return handed;
+  return true;
 }
 
 }  // namespace simjoin

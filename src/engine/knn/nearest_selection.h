@@ -11,6 +11,30 @@
 
 namespace simjoin {
 
+// Pairs handed to a sink in batches of at most `batch_pairs` (0: one batch, at finish()).
+class PairHandOver {
+ public:
+  PairHandOver(PairSink& sink, std::size_t batch_pairs) : sink_(sink), capacity_(batch_pairs) {}
+  // Adds a pair, handing the batch over when it is full; false once the sink has stopped.
+  bool add(std::uint32_t left, std::uint32_t right, double distance) {
+    left_.push_back(left);
+    right_.push_back(right);
+    distance_.push_back(distance);
+    return left_.size() != capacity_ || finish();
+  }
+  // Hands over the pairs added since the last batch; false once the sink has stopped.
+  bool finish();
+  std::uint64_t pairs() const { return pairs_; }
+  std::uint64_t batches() const { return batches_; }
+
+ private:
+  PairSink& sink_;
+  std::size_t capacity_;
+  std::vector<std::uint32_t> left_, right_;
+  std::vector<double> distance_;
+  std::uint64_t pairs_ = 0, batches_ = 0;
+};
+
 class NearestSelection : public PairSink {
  public:
   // `downstream` is polled for keep_going() while the pairs arrive.
@@ -23,11 +47,10 @@ class NearestSelection : public PairSink {
   void progress(std::uint64_t candidates_done) override { downstream_.progress(candidates_done); }
   std::size_t collected() const { return left_.size(); }
 
-  // Hands every query's k nearest collected pairs (distance, then the smaller right index),
-  // nearest first, queries in ascending order, to the downstream sink in batches of at most
-  // `batch_pairs` (0: one batch). Returns the pairs handed over; *stopped is set when the sink
-  // stopped the hand-over. Spends the collected pairs.
-  std::uint64_t emit(std::size_t batch_pairs, std::uint64_t* batches, bool* stopped);
+  // Adds every query's k nearest collected pairs (distance, then the smaller right index),
+  // nearest first, queries in ascending order, to `out` (which hands them to the downstream
+  // sink); false once the sink has stopped. Spends the collected pairs.
+  bool emit(PairHandOver& out);
 
  private:
   std::size_t n_left_, k_;

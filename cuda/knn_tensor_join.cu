@@ -165,10 +165,10 @@ SearchedRows gather_searched(const QueryPlan& plan, const TensorInputs& inputs,
 
 }  // namespace
 
-bool runs_knn(const KnnSpec& spec) {
-  return (spec.metric == Metric::Euclidean || spec.metric == Metric::Cosine) && spec.k >= 1 &&
-         spec.k <= static_cast<std::size_t>(kWarpTopKMax);
-}
+static_assert(kGpuKnnMaxK == static_cast<std::size_t>(kWarpTopKMax),
+              "the engine's test of what the GPU takes matches the warp's top-k");
+
+bool runs_knn(const KnnSpec& spec) { return gpu_takes_knn(spec); }
 
 JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
                               PairSink& sink) {
@@ -217,7 +217,7 @@ JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const
   pick.n_right = n_right;
   pick.padded_dim = inputs.padded_dim;
   pick.skip_diagonal = self && !spec.include_self;
-  pick.splits = knn_pick_splits(n_left, n_right);
+  pick.splits = knn_pick_splits(n_left, n_right, static_cast<int>(spec.k));
   pick.picks_per_split = knn_picks_per_split(static_cast<int>(spec.k));
   DeviceBuffer<std::uint32_t> picks(std::size_t(n_left) * pick.splits * pick.picks_per_split);
   DeviceBuffer<float> split_unpicked(std::size_t(n_left) * pick.splits);

@@ -134,13 +134,16 @@ __global__ void gather_rows_kernel(const T* src, const std::uint32_t* ids, std::
 
 }  // namespace
 
-std::uint32_t knn_pick_splits(std::uint32_t n_left, std::uint32_t n_right) {
+std::uint32_t knn_pick_splits(std::uint32_t n_left, std::uint32_t n_right, int k) {
   constexpr std::uint32_t kTargetBlocks = 4096, kTilesPerBlock = 4;
   const std::uint32_t query_tiles = (n_left + kTile - 1) / kTile;
   const std::uint32_t candidate_tiles = (n_right + kTile - 1) / kTile;
+  const int picks = knn_picks_per_split(k);
+  const auto least = static_cast<std::uint32_t>(
+      std::min<std::uint32_t>(candidate_tiles, (2 * k + picks - 1) / picks));
   return std::clamp<std::uint32_t>(
-      std::min((kTargetBlocks + query_tiles - 1) / query_tiles,
-               std::max<std::uint32_t>(1, candidate_tiles / kTilesPerBlock)),
+      std::max(least, std::min((kTargetBlocks + query_tiles - 1) / query_tiles,
+                               std::max<std::uint32_t>(1, candidate_tiles / kTilesPerBlock))),
       1, 65535);
 }
 

@@ -28,8 +28,11 @@ struct KnnPickArgs {
   float* unpicked = nullptr;  // n_left x splits: the largest FP16 distance picked (+inf: all were)
 };
 
-// The number of splits that keeps the device busy for n_left queries against n_right candidates.
-std::uint32_t knn_pick_splits(std::uint32_t n_left, std::uint32_t n_right);
+// The number of splits that keeps the device busy for n_left queries against n_right candidates,
+// and gives each query at least 2k picks in all: a query is settled only where its unpicked
+// candidates lie provably beyond its k-th nearest pick, which needs picks beyond the k-th (k = 32
+// fills a warp's 32 picks: two splits give it 64).
+std::uint32_t knn_pick_splits(std::uint32_t n_left, std::uint32_t n_right, int k);
 
 void pick_nearest(const KnnPickArgs& args, cudaStream_t stream);
 

@@ -9,7 +9,8 @@
 #      statement_timeout in every job state, LIMIT, backend exit, a full ledger and its queue, a
 #      killed service and its restart, many sessions at once within the ledger;
 #   3. aggregate jobs (aggregate_jobs.sh): neighbour statistics and DBSCAN computed by the service,
-#      equal to PostgreSQL's and to this backend's, cancelled, failed, fallen back.
+#      equal to PostgreSQL's and to this backend's, cancelled, failed, fallen back;
+#   4. kNN join jobs (knn_jobs.sh): similarity_knn_join as a service job, likewise.
 # Ends with "service: N passed, M failed"; exit status 0 only if all passed.
 #   SIMJOIN_EXISTING_SERVER=1  use the server PGHOST/PGPORT name (started with the preload)
 set -uo pipefail
@@ -296,6 +297,8 @@ check "every slot is free afterwards" "$(wait_for "SELECT count(*) FROM simjoin_
 # Neighbour statistics and DBSCAN as aggregate jobs (results, points in place, ledger, cancel,
 # faults, fallback).
 source test/service/aggregate_jobs.sh
+# kNN joins as service jobs (results, routing, faults, cancel).
+source test/service/knn_jobs.sh
 
 echo "service: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

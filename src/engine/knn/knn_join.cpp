@@ -165,6 +165,25 @@ PipelineResult run_projection(const KnnInputs& in, PairSink& sink, int threads) 
 
 }  // namespace
 
+bool gpu_takes_knn(const KnnSpec& spec) {
+  return (spec.metric == Metric::Euclidean || spec.metric == Metric::Cosine) && spec.k >= 1 &&
+         spec.k <= kGpuKnnMaxK;
+}
+
+bool knn_prefers_gpu(const PointSet& left, const PointSet* right, const KnnSpec& spec,
+                     int cpu_threads) {
+  if (!gpu_takes_knn(spec)) return false;
+  if (spec.metric != Metric::Cosine && left.dim <= kKnnProjectionMaxDim) return false;
+  // The CPU's blocked scan: about 0.5 ns a coordinate on a core (its early exit at the k-th
+  // distance reads a part of each candidate); a service job costs a few milliseconds besides.
+  constexpr double kCpuSecondsPerTerm = 0.5e-9, kJobSeconds = 0.005;
+  const double right_n = static_cast<double>(right ? right->n : left.n);
+  const double cpu_seconds = static_cast<double>(left.n) * right_n *
+                             static_cast<double>(left.dim) * kCpuSecondsPerTerm /
+                             std::max(1, cpu_threads);
+  return cpu_seconds > 4 * kJobSeconds;
+}
+
 JoinStats run_knn_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
                        PairSink& sink) {
   check_inputs(left, right);

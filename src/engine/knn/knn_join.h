@@ -44,4 +44,17 @@ struct KnnSpec {
 JoinStats run_knn_join(const PointSet& left, const PointSet* right, const KnnSpec& spec,
                        PairSink& sink);
 
+// The joins the GPU's kNN join takes (tensor cores, a per-query top-k in a warp's registers):
+// Euclidean or cosine distance, k from 1 to kGpuKnnMaxK. The one test, for the GPU backend and
+// for a backend routing a job to the GPU service alike.
+constexpr std::size_t kGpuKnnMaxK = 32;
+bool gpu_takes_knn(const KnnSpec& spec);
+
+// simjoin.device = auto's choice for a kNN join the GPU takes: the GPU where the CPU engine would
+// scan (more than kKnnProjectionMaxDim dimensions, or cosine) and the scan's work (left x right x
+// dim) makes a job of the service worth its fixed cost; in few dimensions the CPU's sorted
+// projection visits few candidates a query.
+bool knn_prefers_gpu(const PointSet& left, const PointSet* right, const KnnSpec& spec,
+                     int cpu_threads);
+
 }  // namespace simjoin

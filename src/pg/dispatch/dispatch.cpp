@@ -32,10 +32,11 @@ bool gpu_error_falls_back() { return gpu_error_setting == GPU_ERROR_FALLBACK; }
 // (simjoin.gpu_error = fallback) sets *note to the reason and picks the CPU. auto picks the
 // service when it is ready and auto_prefers_gpu (engine/choice/device_choice.h) says so; *work
 // then holds the sampled work it weighed, if it estimated one. Inside cpp_guard.
-Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                  std::string* note, std::optional<JoinWork>* work) {
+// `auto_prefers_gpu()` decides simjoin.device = auto once the service is ready.
+template <typename AutoPrefersGpu>
+Device route(Device device, std::string* note, AutoPrefersGpu&& auto_prefers_gpu) {
   std::string why;
-  switch (spec.device) {
+  switch (device) {
     case Device::Cpu:
       return Device::Cpu;
     case Device::Gpu:
@@ -45,14 +46,28 @@ Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& s
       *note = "simjoin.device is 'gpu' but " + why + "; running the join on the CPU";
       return Device::Cpu;
     case Device::Auto:
-    default: {
-      // The SZL is not on the GPU yet (the service's backend would run it on its CPU).
-      if (spec.algorithm == Algorithm::Szl) return Device::Cpu;
-      const bool gpu = service_ready(nullptr) &&
-                       auto_prefers_gpu(left, right, spec, cpu_threads_free(spec.threads), work);
-      return gpu ? Device::Gpu : Device::Cpu;
-    }
+    default:
+      return service_ready(nullptr) && auto_prefers_gpu() ? Device::Gpu : Device::Cpu;
   }
+}
+
+Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                  std::string* note, std::optional<JoinWork>* work) {
+  return route(spec.device, note, [&] {
+    // The SZL is not on the GPU yet (the service's backend would run it on its CPU).
+    return spec.algorithm != Algorithm::Szl &&
+           auto_prefers_gpu(left, right, spec, cpu_threads_free(spec.threads), work);
+  });
+}
+
+// A kNN join the GPU's kNN join does not take (gpu_takes_knn) runs here whatever simjoin.device
+// says (as the documentation of simjoin.device tells; its explain line says device=cpu).
+Device route_knn(const PointSet& left, const PointSet* right, const KnnSpec& knn,
+                 const JoinSpec& settings, std::string* note) {
+  if (!gpu_takes_knn(knn)) return Device::Cpu;
+  return route(settings.device, note, [&] {
+    return knn_prefers_gpu(left, right, knn, cpu_threads_free(settings.threads));
+  });
 }
 
 // The GPU fallback policy: a failed service job reruns on this backend's CPU engine (with its
@@ -73,19 +88,28 @@ void report_note(const std::string& note) {
 // when falls_back(); other failures propagate. `note`: why a job meant for the GPU runs on the CPU
 // (empty when the CPU was chosen). Both must return the same type. Inside cpp_guard.
 template <typename OnService, typename OnCpu>
-auto dispatch(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-              OnService&& on_service, OnCpu&& on_cpu) -> decltype(on_cpu(std::string())) {
-  std::string note;
-  std::optional<JoinWork> work;
-  if (route_join(left, right, spec, &note, &work) == Device::Gpu) {
+auto run_routed(Device device, std::string note, OnService&& on_service, OnCpu&& on_cpu)
+    -> decltype(on_cpu(std::string())) {
+  if (device == Device::Gpu) {
     try {
-      return on_service(std::move(work));
+      return on_service();
     } catch (const ServiceJobFailure& failure) {
       if (!falls_back(failure)) throw;
       note = failure.fallback_note();
     }
   }
   return on_cpu(std::move(note));
+}
+
+template <typename OnService, typename OnCpu>
+auto dispatch(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+              OnService&& on_service, OnCpu&& on_cpu) -> decltype(on_cpu(std::string())) {
+  std::string note;
+  std::optional<JoinWork> work;
+  const Device device = route_join(left, right, spec, &note, &work);
+  return run_routed(
+      device, std::move(note), [&] { return on_service(std::move(work)); },
+      std::forward<OnCpu>(on_cpu));
 }
 
 // dispatch() for a job that runs to its end on the backend's thread: on the CPU, the note's
@@ -216,13 +240,36 @@ JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec
       });
 }
 
-JoinStats run_knn_on_cpu(const PointSet& left, const PointSet* right, KnnSpec spec,
-                         PairSink& sink) {
-  const CpuThreadLease threads(spec.threads);
-  spec.threads = threads.count();
-  JoinStats stats = run_knn_join(left, right, spec, sink);
-  report_join(stats, std::string());
-  return stats;
+JoinStats run_knn(const PointSet& left, const PointSet* right, KnnSpec spec,
+                  const JoinSpec& settings, PairSink& sink) {
+  std::string note;
+  const Device device = route_knn(left, right, spec, settings, &note);
+  return run_routed(
+      device, std::move(note),
+      [&] {
+        PairStream::Options options = stream_options();
+        options.keep_distance = true;
+        // The progress report's denominator: every pair a candidate.
+        JoinWork work;
+        work.left_points = static_cast<double>(left.n);
+        work.right_points = static_cast<double>(right ? right->n : left.n);
+        work.dim = left.dim;
+        work.candidates = work.left_points * work.right_points;
+        const std::unique_ptr<BatchSource> source =
+            submit_to_service(left, right, settings, std::move(options), work, &spec);
+        JoinStats stats = drain(*source, sink);
+        report_join(stats, std::string());
+        return stats;
+      },
+      [&](const std::string& cpu_note) {
+        report_note(cpu_note);
+        const CpuThreadLease threads(spec.threads);
+        spec.threads = threads.count();
+        spec.device = Device::Cpu;
+        JoinStats stats = run_knn_join(left, right, spec, sink);
+        report_join(stats, std::string());
+        return stats;
+      });
 }
 
 PairStream::Options stream_options() {

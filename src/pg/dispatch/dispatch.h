@@ -49,11 +49,14 @@ PairStream::Options stream_options();
 std::unique_ptr<BatchSource> start_join(const PointSet& left, const PointSet* right,
                                         const JoinSpec& spec, PairStream::Options options);
 
-// run_knn_join on this backend's CPU engine whatever simjoin.device says (the kNN join has no GPU
-// route yet), on threads leased from the cluster-wide cap, into the sink on this thread; emits
-// the simjoin.explain NOTICE. Inside cpp_guard; after a stop, as run_engine.
-JoinStats run_knn_on_cpu(const PointSet& left, const PointSet* right, KnnSpec spec,
-                         PairSink& sink);
+// run_knn_join where simjoin.device routes it (`settings`: the backend's JoinSpec): the GPU
+// service's tensor-core kNN join where the GPU takes it (gpu_takes_knn; with auto where
+// knn_prefers_gpu), else this backend's CPU engine on threads leased from the cluster-wide cap;
+// a failed job falls back as run_engine's does. Into the sink on this thread, each left point's
+// neighbours nearest first; emits the simjoin.explain NOTICE. Inside cpp_guard; after a stop, as
+// run_engine.
+JoinStats run_knn(const PointSet& left, const PointSet* right, KnnSpec spec,
+                  const JoinSpec& settings, PairSink& sink);
 
 // run_neighbour_stats, routed as run_engine routes a join: the service computes the whole
 // aggregate as one job (pg/service/aggregate_client.h); the CPU engine folds it without pairs.

@@ -60,7 +60,7 @@ void read_geometry_row(TupleTableSlot* slot, void* arg) {
 
 void read_point_geometries(const TableColumns& columns, TableVectors* out) {
   *out = TableVectors{nullptr, nullptr, 0, 2, nullptr, 0};
-  TableVectorsBuilder builder(out);
+  TableVectorsBuilder builder(out, columns.expected_rows);
   GeometryRows rows{&columns, &builder, false, 0, 0};
   char* query = key_value_query(columns);
   for_each_query_row(query, read_geometry_row, &rows);

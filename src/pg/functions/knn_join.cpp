@@ -3,8 +3,9 @@
 //   SELECT a.key, n.key, n.d, n.rank FROM left_table a CROSS JOIN LATERAL (
 //     SELECT b.key, d(a.v, b.v) AS d, row_number() OVER (ORDER BY d(a.v, b.v), b.key) AS rank
 //     FROM right_table b WHERE d(a.v, b.v) <= eps ORDER BY d(a.v, b.v), b.key LIMIT k) n
-// Flow as similarity_join: arguments -> (key, vector) rows through SPI -> the kNN engine on this
-// backend's leased CPU threads -> tuplestore (which spills past work_mem).
+// Flow as similarity_join: arguments -> (key, vector) rows through SPI -> the kNN engine where
+// simjoin.device routes it (the GPU service's tensor-core kNN join, or this backend's leased CPU
+// threads) -> tuplestore (which spills past work_mem).
 extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
@@ -138,7 +139,7 @@ extern "C" Datum simjoin_similarity_knn_join(PG_FUNCTION_ARGS) {
     spec.threads = settings.threads;
     spec.batch_pairs = settings.batch_pairs;
     KnnTuplestoreSink sink(rsinfo, left.keys, left.n, right.keys);
-    return run_knn_on_cpu(left_points, tables.self_join ? nullptr : &right_points, spec, sink)
+    return run_knn(left_points, tables.self_join ? nullptr : &right_points, spec, settings, sink)
         .stopped;
   });
   raise_if_interrupted(stopped);

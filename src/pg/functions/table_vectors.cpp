@@ -1,6 +1,8 @@
 // Reading a table's (key, vector) rows through SPI, each row handed over as the executor makes it.
 #include "pg/functions/table_vectors.h"
 
+#include <algorithm>
+
 extern "C" {
 #include "access/relation.h"
 #include "catalog/objectaddress.h"
@@ -8,6 +10,7 @@ extern "C" {
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "tcop/dest.h"
 #include "utils/memutils.h"
 #include "utils/acl.h"
@@ -124,6 +127,16 @@ void check_column_type(Relation rel, AttrNumber attnum, bool value, ValueKind ki
                            value ? value_types(kind) : "smallint, integer or bigint")));
 }
 
+// The rows of a table with storage as the planner estimates them: its rows a page at the last
+// ANALYZE or VACUUM times its pages now (0 when never counted, or without storage).
+double expected_row_count(Relation rel) {
+  const char kind = rel->rd_rel->relkind;
+  if ((kind != RELKIND_RELATION && kind != RELKIND_MATVIEW) || rel->rd_rel->relpages <= 0 ||
+      rel->rd_rel->reltuples <= 0)
+    return 0.0;
+  return rel->rd_rel->reltuples / rel->rd_rel->relpages * RelationGetNumberOfBlocks(rel);
+}
+
 }  // namespace
 
 void resolve_table_columns(Oid relid, const char* vector_column, const char* key_column,
@@ -155,17 +168,23 @@ void resolve_table_columns(Oid relid, const char* vector_column, const char* key
           NAMEDATALEN);
   strlcpy(out->key_column, NameStr(TupleDescAttr(desc, out->key_attnum - 1)->attname),
           NAMEDATALEN);
+  out->expected_rows = expected_row_count(rel);
   relation_close(rel, AccessShareLock);
 }
 
-TableVectorsBuilder::TableVectorsBuilder(TableVectors* out)
-    : out_(out), context_(CurrentMemoryContext), shared_(join_points_shared()) {}
+TableVectorsBuilder::TableVectorsBuilder(TableVectors* out, double expected_rows)
+    : out_(out),
+      // A few percent over the estimate for rows added since; at most 2^31 points at once.
+      first_capacity_(
+          static_cast<size_t>(std::clamp(expected_rows * 1.05 + 1024, 1024.0, 2147483648.0))),
+      context_(CurrentMemoryContext),
+      shared_(join_points_shared()) {}
 
 // The points go to shared memory when the GPU service may run the join (pg/service/shared_points.h).
 double* TableVectorsBuilder::append(int64 key) {
   const size_t dim = static_cast<size_t>(out_->dim);
   if (out_->n == capacity_) {
-    const size_t new_capacity = capacity_ ? capacity_ * 2 : 1024;
+    const size_t new_capacity = capacity_ ? capacity_ * 2 : first_capacity_;
     out_->keys = static_cast<int64*>(
         out_->keys ? repalloc_huge(out_->keys, sizeof(int64) * new_capacity)
                    : MemoryContextAllocHuge(context_, sizeof(int64) * new_capacity));
@@ -288,7 +307,7 @@ void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
     return;
   }
   *out = TableVectors{nullptr, nullptr, 0, dim > 0 ? dim : 0, nullptr, 0};
-  TableVectorsBuilder builder(out);
+  TableVectorsBuilder builder(out, columns.expected_rows);
   VectorRows rows{&columns, out, &builder, keep_null_keys};
   char* query = key_value_query(columns);
   for_each_query_row(query, read_vector_row, &rows);

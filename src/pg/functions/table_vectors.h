@@ -26,6 +26,7 @@ struct TableColumns {
   AttrNumber key_attnum;
   char key_column[NAMEDATALEN];
   ValueKind kind;  // what the value column holds
+  double expected_rows;  // the table's rows as the planner would estimate them (0: unknown)
 };
 
 // Resolves the columns: `vector_column` NULL means the table's only column of `kind`,
@@ -77,7 +78,9 @@ void for_each_query_row(const char* query, void (*row)(TupleTableSlot*, void*), 
 // run the join, as read_table_vectors does).
 class TableVectorsBuilder {
  public:
-  explicit TableVectorsBuilder(TableVectors* out);
+  // `expected_rows`: room made at the first point (a table's estimate: one allocation, not a
+  // doubling series of copies, and in shared memory one segment).
+  TableVectorsBuilder(TableVectors* out, double expected_rows);
   // Room for one more point with this key: returns where its dim coordinates go.
   double* append(int64 key);
   void append_null_key(int64 key);
@@ -85,6 +88,7 @@ class TableVectorsBuilder {
  private:
   TableVectors* out_;
   size_t capacity_ = 0;
+  size_t first_capacity_;
   size_t null_capacity_ = 0;
   MemoryContext context_;
   bool shared_;

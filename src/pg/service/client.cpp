@@ -30,9 +30,10 @@ constexpr std::uint32_t kRingSlots = 4;
 class ServiceStream : public BatchSource {
  public:
   ServiceStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                PairStream::Options options, std::optional<JoinWork> work)
+                PairStream::Options options, std::optional<JoinWork> work, const KnnSpec* knn)
       : options_(std::move(options)), left_(left), spec_(spec), work_(std::move(work)) {
     if (right) right_ = *right;
+    if (knn) knn_ = *knn;
     has_right_ = right != nullptr;
     pg_call([&] { create_job(); });
   }
@@ -85,8 +86,9 @@ class ServiceStream : public BatchSource {
     const JobPointsPlan plan = plan_job_points(left_, right);
     const Size ring_bytes = kRingSlots * ring_slot_bytes(slot_pairs);
     job_ = handle_.create(header + plan.left_bytes + plan.right_bytes + ring_bytes);
-    job_->kind = JobKind::Join;
+    job_->kind = knn_ ? JobKind::Knn : JobKind::Join;
     job_->spec = spec_;
+    if (knn_) job_->knn = *knn_;
     job_->keep_distance = options_.keep_distance;
     job_->order_by_right = options_.order_by_right;
     job_->ring_offset = handle_.place_points(plan, left_, right, header);
@@ -138,6 +140,7 @@ class ServiceStream : public BatchSource {
   bool has_right_ = false;
   JoinSpec spec_;
   std::optional<JoinWork> work_;  // the sampled work, when the route estimated it
+  std::optional<KnnSpec> knn_;    // a kNN join's parameters
   ServiceJobHandle handle_;
   JobHeader* job_ = nullptr;  // the handle's, while in the job
   std::uint64_t tail_ = 0;
@@ -179,8 +182,10 @@ bool service_ready(std::string* why) {
 
 std::unique_ptr<BatchSource> submit_to_service(const PointSet& left, const PointSet* right,
                                                const JoinSpec& spec, PairStream::Options options,
-                                               std::optional<JoinWork> work) {
-  return std::make_unique<ServiceStream>(left, right, spec, std::move(options), std::move(work));
+                                               std::optional<JoinWork> work,
+                                               const KnnSpec* knn) {
+  return std::make_unique<ServiceStream>(left, right, spec, std::move(options), std::move(work),
+                                         knn);
 }
 
 }  // namespace simjoin::pg

@@ -12,6 +12,7 @@ extern "C" {
 #include <string>
 
 #include "engine/choice/work_estimate.h"
+#include "engine/knn/knn_join.h"
 #include "engine/parallel/pair_stream.h"
 
 namespace simjoin::pg {
@@ -38,9 +39,11 @@ class ServiceJobFailure : public Error {
 // it). Points the backend built in shared memory (pg/service/shared_points.h) are read there and
 // must outlive the stream; others are copied into the job's segment. `work`: the sampled work the
 // route weighed (estimated here when absent), the progress report's denominator. Inside
-// cpp_guard, on the backend's thread.
+// cpp_guard, on the backend's thread. With `knn`, the job is that kNN join (run_knn_join's
+// contract: each left point's neighbours nearest first); `spec` then carries the settings.
 std::unique_ptr<BatchSource> submit_to_service(const PointSet& left, const PointSet* right,
                                                const JoinSpec& spec, PairStream::Options options,
-                                               std::optional<JoinWork> work);
+                                               std::optional<JoinWork> work,
+                                               const KnnSpec* knn = nullptr);
 
 }  // namespace simjoin::pg

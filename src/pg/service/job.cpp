@@ -19,6 +19,7 @@ const char* job_kind_name(JobKind kind) {
     case JobKind::Join: return "join";
     case JobKind::NeighbourStats: return "neighbour stats";
     case JobKind::Dbscan: return "dbscan";
+    case JobKind::Knn: return "knn join";
   }
   return "unknown";
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "engine/knn/knn_join.h"
 #include "engine/types.h"
 #include "pg/service/estimates_record.h"
 
@@ -23,9 +24,10 @@ namespace simjoin::pg {
 
 constexpr std::uint32_t kJobMagic = 0x53'4a'4f'42;  // "SJOB"
 
-// What a job computes: a join's pairs (into the ring) or an aggregate's per-point arrays.
-enum class JobKind : std::uint32_t { Join = 0, NeighbourStats, Dbscan };
-const char* job_kind_name(JobKind kind);  // "join", "neighbour stats", "dbscan"
+// What a job computes: a join's pairs (into the ring), a kNN join's (the ring, each left point's
+// neighbours nearest first) or an aggregate's per-point arrays.
+enum class JobKind : std::uint32_t { Join = 0, NeighbourStats, Dbscan, Knn };
+const char* job_kind_name(JobKind kind);  // "join", "neighbour stats", "dbscan", "knn join"
 
 // Faults the service injects into a job (simjoin.service_test_fault, tests only).
 enum class JobFault : std::uint32_t {
@@ -58,6 +60,7 @@ struct JobHeader {
   std::uint64_t n_left, n_right;  // n_right = 0 with self_join
   bool self_join;
   JoinSpec spec;  // as the backend's settings made it (device and memory set by the service)
+  KnnSpec knn;    // a kNN join's k, eps, metric, include_self (device set by the service)
   bool keep_distance;
   bool order_by_right;
   JobFault fault;
@@ -107,6 +110,7 @@ inline const double* job_points(const JobHeader* job, std::uint64_t offset) {
 }
 
 static_assert(std::is_trivially_copyable_v<JoinSpec>, "the spec is copied into shared memory");
+static_assert(std::is_trivially_copyable_v<KnnSpec>, "the spec is copied into shared memory");
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared atomics must be lock-free");
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared atomics must be lock-free");
 

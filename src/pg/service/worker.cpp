@@ -180,9 +180,13 @@ void run_job(Runner* runner, bool cpu_device) {
     spec.device = cpu_device ? Device::Cpu : Device::Gpu;
     spec.device_memory_bytes = runner->reserved;
     const char* device_name = cpu_device ? "gpu service: cpu test device" : nullptr;
-    if (job->kind == JobKind::Join) {
+    if (job->kind == JobKind::Join || job->kind == JobKind::Knn) {
       spec.batch_pairs = job->slot_pairs;
-      JoinStats stats = run_join(left, right_side, spec, sink);
+      KnnSpec knn = job->knn;
+      knn.device = spec.device;
+      knn.batch_pairs = job->slot_pairs;
+      JoinStats stats = job->kind == JobKind::Join ? run_join(left, right_side, spec, sink)
+                                                   : run_knn_join(left, right_side, knn, sink);
       if (device_name) stats.device = device_name;
       record_join_stats(&job->stats, stats);
     } else {  // an aggregate: its arrays into the segment, no ring

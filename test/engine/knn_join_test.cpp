@@ -131,5 +131,31 @@ TEST(KnnJoin, StopsWhenTheSinkSaysSo) {
   EXPECT_LT(sink.pairs.size(), 2000u * 5u);
 }
 
+// What the GPU's kNN join takes, and where simjoin.device = auto sends a kNN join.
+TEST(KnnJoin, WhatTheGpuTakesAndWhereAutoSendsIt) {
+  KnnSpec spec = knn_spec(32);
+  EXPECT_TRUE(gpu_takes_knn(spec));
+  spec.metric = Metric::Cosine;
+  EXPECT_TRUE(gpu_takes_knn(spec));
+  spec.k = kGpuKnnMaxK + 1;
+  EXPECT_FALSE(gpu_takes_knn(spec));
+  spec.k = 0;
+  EXPECT_FALSE(gpu_takes_knn(spec));
+  spec = knn_spec(10);
+  spec.metric = Metric::Manhattan;
+  EXPECT_FALSE(gpu_takes_knn(spec));
+
+  const PointSet low{nullptr, 300000, 3}, high{nullptr, 300000, 100}, queries{nullptr, 1000, 100};
+  const PointSet few{nullptr, 50, 100};
+  spec = knn_spec(10);
+  EXPECT_FALSE(knn_prefers_gpu(low, &low, spec, 1)) << "3-D: the CPU's sorted walk";
+  EXPECT_TRUE(knn_prefers_gpu(queries, &high, spec, 16)) << "1,000 x 300k x 100-D";
+  EXPECT_FALSE(knn_prefers_gpu(few, &queries, spec, 1)) << "50 x 1,000 x 100-D";
+  spec.metric = Metric::Cosine;
+  EXPECT_TRUE(knn_prefers_gpu(low, &low, spec, 16)) << "cosine scans in any dimension";
+  spec.k = 40;
+  EXPECT_FALSE(knn_prefers_gpu(queries, &high, spec, 1)) << "k above the GPU's";
+}
+
 }  // namespace
 }  // namespace simjoin::testing

@@ -6,46 +6,26 @@
 #include <cstring>
 #include <vector>
 
+#include "bench_sinks.h"
 #include "engine/knn/knn_join.h"
 
 namespace {
 
-using simjoin::PairBatch;
-
-struct KnnPair {
-  std::uint32_t left, right;
-  double distance;
-};
-
-class KnnCollector : public simjoin::PairSink {
- public:
-  explicit KnnCollector(bool keep) : keep_(keep) {}
-  bool consume(const PairBatch& batch) override {
-    count += batch.size;
-    if (keep_)
-      for (std::size_t p = 0; p < batch.size; ++p)
-        pairs.push_back({batch.left[p], batch.right[p], batch.distance[p]});
-    return true;
-  }
-  std::uint64_t count = 0;
-  std::vector<KnnPair> pairs;  // each left point's in arrival (rank) order
-
- private:
-  bool keep_;
-};
+using simjoin::bench::CollectingSink;
+using simjoin::bench::Pair;
 
 // Each left point's neighbours in arrival order, the points in order (a stable sort by left).
-std::vector<KnnPair> by_left(std::vector<KnnPair> pairs) {
+std::vector<Pair> by_left(std::vector<Pair> pairs) {
   std::stable_sort(pairs.begin(), pairs.end(),
-                   [](const KnnPair& a, const KnnPair& b) { return a.left < b.left; });
+                   [](const Pair& a, const Pair& b) { return a.l < b.l; });
   return pairs;
 }
 
-bool same(const std::vector<KnnPair>& a, const std::vector<KnnPair>& b) {
+bool same(const std::vector<Pair>& a, const std::vector<Pair>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t p = 0; p < a.size(); ++p)
-    if (a[p].left != b[p].left || a[p].right != b[p].right ||
-        std::memcmp(&a[p].distance, &b[p].distance, sizeof(double)) != 0)
+    if (a[p].l != b[p].l || a[p].r != b[p].r ||
+        std::memcmp(&a[p].d, &b[p].d, sizeof(double)) != 0)
       return false;
   return true;
 }
@@ -61,9 +41,9 @@ int time_knn_join(const simjoin::PointSet& left, const simjoin::PointSet* right,
   knn.device = spec.device;
   knn.threads = spec.threads;
   knn.batch_pairs = spec.batch_pairs;
-  std::vector<KnnPair> first;
+  std::vector<Pair> first;
   for (int run = 0; run < std::max(1, repeat); ++run) {
-    KnnCollector sink(verify && run == 0);
+    CollectingSink sink(verify && run == 0);
     simjoin::JoinStats stats;
     const auto start = std::chrono::steady_clock::now();
     try {
@@ -85,7 +65,7 @@ int time_knn_join(const simjoin::PointSet& left, const simjoin::PointSet* right,
   }
   if (!verify) return 0;
   knn.device = simjoin::Device::Cpu;
-  KnnCollector cpu(true);
+  CollectingSink cpu(true);
   const auto start = std::chrono::steady_clock::now();
   const simjoin::JoinStats stats = simjoin::run_knn_join(left, right, knn, cpu);
   const double seconds =

@@ -23,6 +23,7 @@
 // --nearest K: the k-nearest-neighbour join instead (eps: its limit), timed and with --verify
 // checked against the CPU engine's (knn_timing.h).
 // csv: the numeric columns of a CSV file (a non-numeric first line is taken as a header).
+#include "bench_sinks.h"
 #include "knn_timing.h"
 
 #include <algorithm>
@@ -52,6 +53,8 @@
 namespace {
 
 using simjoin::Algorithm;
+using simjoin::bench::CollectingSink;
+using simjoin::bench::Pair;
 using simjoin::Device;
 using simjoin::JoinSpec;
 using simjoin::JoinStats;
@@ -247,37 +250,6 @@ std::vector<double> make_data(const Options& o, std::size_t n, unsigned seed, st
   usage("unknown --data " + o.data);
 }
 
-// ---- sinks -------------------------------------------------------------------------------------
-
-class CountingSink : public PairSink {
- public:
-  bool consume(const PairBatch& batch) override {
-    pairs += batch.size;
-    return true;
-  }
-  std::uint64_t pairs = 0;
-};
-
-struct Pair {
-  std::uint32_t l, r;
-  double d;
-  bool operator<(const Pair& o) const {
-    return l != o.l ? l < o.l : r != o.r ? r < o.r : d < o.d;
-  }
-  bool operator==(const Pair& o) const { return l == o.l && r == o.r && d == o.d; }
-};
-
-class CollectingSink : public PairSink {
- public:
-  bool consume(const PairBatch& batch) override {
-    for (std::size_t k = 0; k < batch.size; ++k) {
-      pairs.push_back({batch.left[k], batch.right[k], batch.distance[k]});
-    }
-    return true;
-  }
-  std::vector<Pair> pairs;
-};
-
 // ---- the curve sorts of the SZL index -----------------------------------------------------------
 
 void time_curve_sorts(const PointSet& points, int threads, bool on_gpu) {
@@ -435,7 +407,7 @@ void run_aggregate(const Options& o, const PointSet& left, const PointSet* right
   // The join as run_neighbour_stats runs it (a self-join in Unique mode), into a timed fold.
   JoinSpec join_spec = spec;
   join_spec.self_pairs = simjoin::SelfPairs::Unique;
-  CountingSink counter;
+  CollectingSink counter(false);
   const JoinStats plain = simjoin::run_join(left, right, join_spec, counter);
   const double plain_s = seconds_since(start);
   simjoin::NeighbourStatsSink fold(left.n, simjoin::StatsSide::Left, right == nullptr, nullptr);
@@ -522,9 +494,7 @@ int main(int argc, char** argv) {
 
   int status = 0;
   for (int run = 0; run < std::max(1, o.repeat); ++run) {
-    CountingSink counter;
-    CollectingSink collector;
-    PairSink& sink = o.verify ? static_cast<PairSink&>(collector) : counter;
+    CollectingSink sink(o.verify);
     JoinStats stats;
     const auto start = std::chrono::steady_clock::now();
     try {
@@ -545,7 +515,7 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(stats.batches), seconds, phases(stats).c_str(),
         static_cast<double>(stats.pairs) / seconds);
     if (o.verify) {
-      const bool same = verify(left, right_ptr, spec, collector.pairs);
+      const bool same = verify(left, right_ptr, spec, sink.pairs);
       std::printf(" verify=%s", same ? "ok" : "MISMATCH");
       if (!same) status = 1;
     }

@@ -268,6 +268,14 @@ SELECT p ->> 'Engine Aggregates' AS aggregates, p ->> 'Engine Pairs' AS engine_p
   FROM (SELECT (plan -> 0 -> 'Plan') AS p FROM (SELECT pg_temp.agg_explain_json(
     'SELECT a.g, count(*), min(a.v <-> b.v) FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 GROUP BY a.g')
     AS plan) j) x;
+-- with simjoin.explain_machine_details: the engine's device, algorithm and phases, as the
+-- SimilarityJoin's EXPLAIN ANALYZE shows them
+SET simjoin.explain_machine_details = on;
+SELECT p ->> 'Engine' ~ '^device=.+ algorithm=\S+ indexed_dims=\d+ batches=\d+ candidates=\d+ pairs=\d+ .*time: \S+=' AS engine_line
+  FROM (SELECT (plan -> 0 -> 'Plan') AS p FROM (SELECT pg_temp.agg_explain_json(
+    'SELECT a.g, count(*), min(a.v <-> b.v) FROM agg_p a JOIN agg_p b ON a.v <-> b.v <= 1 GROUP BY a.g')
+    AS plan) j) x;
+SET simjoin.explain_machine_details = off;
 
 -- real[] keys (read as doubles by both the operator and the engine) and a real eps
 SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(a.v::real[] <-> b.v::real[]),

@@ -126,24 +126,7 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   // The Engine line names the device, the algorithm it chose and the timings: machine details.
   // The counters below are the same on every machine (Engine Pairs of a run stopped early,
   // under a LIMIT, depends on timing).
-  if (explain_details_setting) {
-    char line[1024];
-    line[0] = '\0';
-    cpp_guard([&] {
-      JoinStats stats;
-      stats.device = t->device;
-      stats.algorithm = t->algorithm;
-      stats.indexed_dims = t->indexed_dims;
-      stats.batches = t->batches;
-      stats.candidates = t->candidates;
-      stats.pairs = t->pairs;
-      for (int k = 0; k < t->phase_count; ++k)
-        stats.phase_seconds.emplace_back(t->phase_name[k], t->phase_seconds[k]);
-      stats.estimates = recorded_estimates(t->estimates);
-      describe_join(stats, line, sizeof line);
-    });
-    ExplainPropertyText("Engine", line, es);
-  }
+  explain_engine_line(*t, es);
   ExplainPropertyInteger("Engine Runs", nullptr, static_cast<int64>(t->runs), es);
   ExplainPropertyInteger("Engine Runs Stopped Early", nullptr,
                          static_cast<int64>(t->stopped_early), es);
@@ -177,6 +160,26 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
     ExplainPropertyInteger("Grouped Pairs Bytes", "kB",
                            static_cast<int64>(ordered_output_bytes(st) / 1024), es);
   }
+}
+
+void explain_engine_line(const EngineTotals& t, ExplainState* es) {
+  if (!explain_details_setting) return;
+  char line[1024];
+  line[0] = '\0';
+  cpp_guard([&] {
+    JoinStats stats;
+    stats.device = t.device;
+    stats.algorithm = t.algorithm;
+    stats.indexed_dims = t.indexed_dims;
+    stats.batches = t.batches;
+    stats.candidates = t.candidates;
+    stats.pairs = t.pairs;
+    for (int k = 0; k < t.phase_count; ++k)
+      stats.phase_seconds.emplace_back(t.phase_name[k], t.phase_seconds[k]);
+    stats.estimates = recorded_estimates(t.estimates);
+    describe_join(stats, line, sizeof line);
+  });
+  ExplainPropertyText("Engine", line, es);
 }
 
 }  // namespace simjoin::pg::cs

@@ -260,6 +260,7 @@ PointSet side_points(const SimJoinState* st, const Side* side);  // a side's poi
 void start_stream(SimJoinState* st);
 void stop_stream(SimJoinState* st);
 bool next_batch(SimJoinState* st);
+void add_engine_totals(EngineTotals* totals, const JoinStats& stats);  // one engine run's stats
 
 // ---- pg/scan/pairs.cpp --------------------------------------------------------------------
 TupleTableSlot* exec_scan(CustomScanState* node);  // ExecCustomScan
@@ -294,5 +295,8 @@ Size collect_nearest_pairs(SimJoinState* st, MemoryContext mcxt, uint32** left, 
 
 // ---- pg/scan/explain.cpp ------------------------------------------------------------------
 void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es);
+// EXPLAIN ANALYZE's "Engine" line (device, algorithm, counters, estimates, phases) where
+// simjoin.explain_machine_details is on: the SimilarityJoin's and the SimilarityJoinAggregate's.
+void explain_engine_line(const EngineTotals& totals, ExplainState* es);
 
 }  // namespace simjoin::pg::cs

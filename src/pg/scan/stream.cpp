@@ -25,29 +25,6 @@ constexpr int kWaitMs = 50;          // slice of the wait for a batch between in
 
 namespace {
 
-void add_totals(EngineTotals* t, const JoinStats& stats) {
-  t->runs++;
-  t->batches += stats.batches;
-  t->candidates += stats.candidates;
-  t->pairs += stats.pairs;
-  if (stats.stopped) t->stopped_early++;
-  t->indexed_dims = stats.indexed_dims;
-  snprintf(t->device, sizeof t->device, "%s", stats.device.c_str());
-  snprintf(t->algorithm, sizeof t->algorithm, "%s", stats.algorithm.c_str());
-  record_estimates(stats.estimates, &t->estimates);
-  for (const auto& [name, seconds] : stats.phase_seconds) {
-    int k = 0;
-    while (k < t->phase_count && std::strcmp(t->phase_name[k], name.c_str()) != 0) ++k;
-    if (k == t->phase_count) {
-      if (k == kMaxPhases) continue;
-      snprintf(t->phase_name[k], sizeof t->phase_name[k], "%s", name.c_str());
-      t->phase_seconds[k] = 0;
-      t->phase_count++;
-    }
-    t->phase_seconds[k] += seconds;
-  }
-}
-
 // The stream ended by itself: totals, NOTICEs, the engine's error. Returns true when the engine
 // stopped for an interrupt.
 bool finish_stream(SimJoinState* st) {
@@ -58,7 +35,7 @@ bool finish_stream(SimJoinState* st) {
     const std::string note = stream->fallback_note();
     destroy_stream(st);
     if (error) std::rethrow_exception(error);
-    add_totals(&st->totals, stats);
+    add_engine_totals(&st->totals, stats);
     report_join(stats, note);
     return stats.stopped;
   });
@@ -137,7 +114,7 @@ void stop_stream(SimJoinState* st) {
     const std::string note = st->stream->fallback_note();
     destroy_stream(st);
     if (failed) return;
-    add_totals(&st->totals, stats);
+    add_engine_totals(&st->totals, stats);
     report_join(stats, note);
   });
 }
@@ -157,6 +134,29 @@ bool next_batch(SimJoinState* st) {
       raise_if_interrupted(finish_stream(st));
       return false;
     }
+  }
+}
+
+void add_engine_totals(EngineTotals* t, const JoinStats& stats) {
+  t->runs++;
+  t->batches += stats.batches;
+  t->candidates += stats.candidates;
+  t->pairs += stats.pairs;
+  if (stats.stopped) t->stopped_early++;
+  t->indexed_dims = stats.indexed_dims;
+  snprintf(t->device, sizeof t->device, "%s", stats.device.c_str());
+  snprintf(t->algorithm, sizeof t->algorithm, "%s", stats.algorithm.c_str());
+  record_estimates(stats.estimates, &t->estimates);
+  for (const auto& [name, seconds] : stats.phase_seconds) {
+    int k = 0;
+    while (k < t->phase_count && std::strcmp(t->phase_name[k], name.c_str()) != 0) ++k;
+    if (k == t->phase_count) {
+      if (k == kMaxPhases) continue;
+      snprintf(t->phase_name[k], sizeof t->phase_name[k], "%s", name.c_str());
+      t->phase_seconds[k] = 0;
+      t->phase_count++;
+    }
+    t->phase_seconds[k] += seconds;
   }
 }
 

@@ -80,6 +80,7 @@ struct AggregateState {
   TupleTableSlot* key_slot;    // a key to look up (virtual)
   TupleTableSlot* entry_slot;  // a group's stored key (minimal)
   uint64 engine_pairs;         // EXPLAIN ANALYZE
+  EngineTotals engine_totals;  // EXPLAIN ANALYZE's Engine line (machine details)
   uint64 wild_pairs;
   uint64 group_count;
 };
@@ -249,6 +250,7 @@ void fold_engine_pairs(AggregateState* as) {
         : per_point ? StatsFields::CountsOnly
                     : StatsFields::PairsOnly);
     if (stats.join.stopped) return true;
+    add_engine_totals(&as->engine_totals, stats.join);
     pairs = stats.pairs;
     if (!per_point) {  // one group: the points' counts add up to the pairs
       if (!distances) {
@@ -464,6 +466,7 @@ void explain_aggregate(CustomScanState* node, List* ancestors, ExplainState* es)
     ExplainPropertyText("Engine Aggregates", text.data, es);
   }
   if (es->analyze) {
+    if (as->engine_totals.runs > 0) explain_engine_line(as->engine_totals, es);
     ExplainPropertyUInteger("Engine Pairs", nullptr, as->engine_pairs, es);
     ExplainPropertyUInteger("Pairs With Wild Rows", nullptr, as->wild_pairs, es);
     if (as->grouped) ExplainPropertyUInteger("Groups", nullptr, as->group_count, es);

@@ -9,12 +9,14 @@
 #   compare   on the same tables and on 30,000 exponential 128-D rows (self, k = 10): the
 #             function with simjoin.device = gpu (three new sessions: each its first join) and
 #             cpu (all cores), the rows of both compared
-#   scripts/device/knn_check.sh [regress] [bench] [compare]
+#   large     1,000,000 exponential 128-D rows (LARGE_N), self, k = 10, on the GPU (two new
+#             sessions); not compared (the CPU engine takes hours): the function's own tests are
+#   scripts/device/knn_check.sh [regress] [bench] [compare] [large]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-logs}
 mkdir -p "$OUT"
-steps=" ${*:-regress bench compare} "
+steps=" ${*:-regress bench compare large} "
 source scripts/device/pg_up.sh || exit 1
 export CUDA_ARCH="-gencode arch=compute_90,code=sm_90"
 { make -j16 && make install; } >"$OUT/build.txt" 2>&1 || { tail -20 "$OUT/build.txt"; exit 1; }
@@ -77,4 +79,17 @@ if [[ $steps == *" compare "* ]]; then
     echo "gpu against cpu: $(compare_rows exp_gpu_cos exp_cpu_cos)"
     psql -X -c "SELECT * FROM simjoin_devices()"
   } 2>&1 | tee "$OUT/compare.txt"
+fi
+
+if [[ $steps == *" large "* ]]; then
+  {
+    n=${LARGE_N:-1000000}
+    echo "== $n exponential (lambda 40) 128-D rows, self, k = 10"
+    psql -qX -c "DROP TABLE IF EXISTS knn_large" -c "SELECT setseed(0.75)" \
+      -c "CREATE TABLE knn_large AS SELECT i AS id, ARRAY(SELECT -ln(1 - random()) / 40
+            FROM generate_series(1, 128) j WHERE i > 0) AS v FROM generate_series(1, $n) i" \
+      -c "ALTER TABLE knn_large ADD PRIMARY KEY (id)" -c "VACUUM ANALYZE knn_large" >/dev/null
+    for run in 1 2; do echo "gpu, new session $run: $(timed_knn "'knn_large', 'knn_large', 10" gpu large_gpu)"; done
+    psql -AtqX -c "SELECT count(*), count(DISTINCT left_id), max(rank) FROM large_gpu"
+  } 2>&1 | tee "$OUT/large.txt"
 fi

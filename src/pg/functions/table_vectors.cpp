@@ -361,16 +361,31 @@ void order_by_key(TableVectors* vectors) {
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32>(i);
   KeyOrder key_order{vectors->keys};
   qsort_arg(order, n, sizeof(uint32), compare_indexes_by_key, &key_order);
-  int64* keys = static_cast<int64*>(palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE));
-  double* coords = static_cast<double*>(palloc_extended(sizeof(double) * n * dim, MCXT_ALLOC_HUGE));
-  memcpy(keys, vectors->keys, sizeof(int64) * n);
-  memcpy(coords, vectors->coords, sizeof(double) * n * dim);
-  for (size_t i = 0; i < n; ++i) {
-    vectors->keys[i] = keys[order[i]];
-    memcpy(vectors->coords + i * dim, coords + order[i] * dim, sizeof(double) * dim);
+  // Position i takes the row at order[i]: moved in place along each cycle of the permutation
+  // (one row held aside), not through a copy of the points. A moved position gets its own index
+  // in `order`, which marks it done.
+  int64* keys = vectors->keys;
+  double* coords = vectors->coords;
+  double* held = static_cast<double*>(palloc(sizeof(double) * Max(dim, 1)));
+  for (size_t start = 0; start < n; ++start) {
+    if (order[start] == start) continue;
+    const int64 held_key = keys[start];
+    memcpy(held, coords + start * dim, sizeof(double) * dim);
+    size_t i = start;
+    for (;;) {
+      const size_t from = order[i];
+      order[i] = static_cast<uint32>(i);
+      if (from == start) {
+        keys[i] = held_key;
+        memcpy(coords + i * dim, held, sizeof(double) * dim);
+        break;
+      }
+      keys[i] = keys[from];
+      memcpy(coords + i * dim, coords + from * dim, sizeof(double) * dim);
+      i = from;
+    }
   }
-  pfree(coords);
-  pfree(keys);
+  pfree(held);
   pfree(order);
 }
 

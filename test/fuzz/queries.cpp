@@ -3,7 +3,7 @@
 // query_forms.cpp), wrapped in a shape: plain join, aggregates, correlated subqueries and LATERAL
 // with a changing eps, keys computed from outer values, LEFT JOIN / EXISTS, ORDER BY ... LIMIT,
 // LIMIT alone, cursors, prepared statements (generic and custom plans), similarity_join() against
-// the plain join.
+// the plain join, DISTINCT ON's nearest partner.
 #include <cmath>
 
 #include "fuzz.h"
@@ -19,7 +19,7 @@ class ShapeGenerator {
 
   Query generate() {
     Query q;
-    switch (rng_.weighted({16, 10, 12, 8, 9, 4, 4, 6, 4, 6, 8, 6, 4, 3, 3})) {
+    switch (rng_.weighted({16, 10, 12, 8, 9, 4, 4, 6, 4, 6, 8, 6, 4, 3, 3, 5})) {
       case 0: plain(q); break;
       case 1: aggregate(q); break;
       case 2: correlated(q, false); break;
@@ -34,7 +34,8 @@ class ShapeGenerator {
       case 11: function(q); break;
       case 12: three_way(q); break;
       case 13: locking(q); break;
-      default: dml(q); break;
+      case 14: dml(q); break;
+      default: nearest(q); break;
     }
     q.explain = q.kind != Kind::Function && rng_.chance(0.35);
     return q;
@@ -243,6 +244,22 @@ class ShapeGenerator {
             (rng_.chance(0.3) ? " OFFSET " + std::to_string(rng_.range(1, 20)) : "");
     q.steps = {{q.sql, StepMode::Sequence, {}}};
     finish(q, c, "ORDER BY all columns LIMIT");
+  }
+
+  // DISTINCT ON's nearest partner per outer key, of any other row (a.id <> b.id) or any row; the
+  // projected columns are the ORDER BY's, so ties beyond it give equal rows.
+  void nearest(Query& q) {
+    CoreOptions o;
+    o.eps = forms_.const_eps();
+    o.const_eps = true;
+    o.left_join = rng_.chance(0.2);
+    const Core c = forms_.core(o);
+    std::string where = where_clause(c);
+    if (rng_.chance(0.5)) where += (where.empty() ? " WHERE " : " AND ") + std::string("a.id <> b.id");
+    q.sql = "SELECT DISTINCT ON (a.id) a.id, b.id, " + c.dist + " FROM " + c.from + where +
+            " ORDER BY a.id, " + c.dist + ", b.id";
+    q.steps = {{q.sql, StepMode::Sequence, {}}};
+    finish(q, c, "DISTINCT ON nearest");
   }
 
   void unordered_limit(Query& q) {

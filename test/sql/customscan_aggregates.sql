@@ -288,6 +288,25 @@ SELECT count(*) > 0 AS has_cube FROM pg_available_extensions WHERE name = 'cube'
 CREATE EXTENSION IF NOT EXISTS cube;
 SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*) FROM agg_p a JOIN agg_q b
   ON cube(a.v) <-> cube(b.v) <= 2 GROUP BY a.g');
+-- cube's distances are the engine's bit for bit (probed): min and max too, with the box clause
+-- for cube's GiST index decided on each engine pair, per group, per unique key and in all
+CREATE TABLE agg_cube AS SELECT id, g, cube(v) AS c FROM agg_p WHERE id <= 1500 OR id > 5000;
+ALTER TABLE agg_cube ADD PRIMARY KEY (id);
+ANALYZE agg_cube;
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(a.c <-> b.c), max(a.c <-> b.c)
+  FROM agg_cube a JOIN agg_cube b ON cube_enlarge(a.c, 1, 3) @> b.c AND a.c <-> b.c <= 1
+  GROUP BY a.g');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*), min(a.c <-> b.c), max(a.c <-> b.c)
+  FROM agg_cube a JOIN agg_cube b ON cube_enlarge(a.c, 0.5, 3) @> b.c AND a.c <-> b.c <= 0.5
+  GROUP BY a.id');
+SELECT * FROM pg_temp.agg_compare('SELECT count(*), max(a.c <#> b.c) FROM agg_cube a
+  JOIN agg_cube b ON b.c <@ cube_enlarge(a.c, 0.7, 3) AND a.c <#> b.c < 1');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, min(a.c <=> b.c), count(*) FROM agg_cube a
+  JOIN agg_cube b ON a.c <=> b.c <= 0.4 GROUP BY a.id');
+-- the box narrower than the distance: it decides
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), max(a.c <-> b.c) FROM agg_cube a
+  JOIN agg_cube b ON cube_enlarge(a.c, 0.3, 3) @> b.c AND a.c <-> b.c <= 1 GROUP BY a.g');
+DROP TABLE agg_cube;
 DROP EXTENSION cube;  -- as the other tests expect to find the database
 \endif
 

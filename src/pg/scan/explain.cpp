@@ -63,7 +63,7 @@ void explain_clauses(CustomScanState* node, List* context, ExplainState* es) {
 }
 
 // The forms beyond  dist(x, y) <= eps  (pg/scan/form_state.h), where the plan has them.
-void explain_forms(const FormState* fs, ExplainState* es) {
+void explain_forms(const FormState* fs, bool nearest, ExplainState* es) {
   if (fs->join_type != JOIN_INNER)
     ExplainPropertyText("Join Type",
                         fs->join_type == JOIN_LEFT   ? "Left"
@@ -73,7 +73,7 @@ void explain_forms(const FormState* fs, ExplainState* es) {
   if (fs->radius_side >= 0)
     ExplainPropertyText("Eps Per Row", fs->radius_side == 0 ? "outer" : "inner", es);
   if (fs->n_scale > 0) ExplainPropertyText("Distance Arithmetic", "inverted into the bound", es);
-  if (fs->key_order != KEY_ORDER_NONE)
+  if (fs->key_order != KEY_ORDER_NONE && !nearest)  // (the nearest mode: Engine Keeps)
     ExplainPropertyText("Self-Join Pairs",
                         fs->key_order == KEY_ORDER_ONE_WAY ? "unordered, one way"
                                                            : "unordered, both ways",
@@ -90,9 +90,14 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   ExplainPropertyText("Distance", form_label(st->form), es);
   char* eps = deparse_expression(reinterpret_cast<Node*>(st->plan->eps), context, true, false);
   ExplainPropertyText("Eps", eps, es);
-  explain_forms(st->form_state, es);
+  explain_forms(st->form_state, st->nearest, es);
   if (st->ordered_output) ExplainPropertyText("Output Order", "grouped by outer row", es);
-  if (st->nearest) ExplainPropertyText("Engine Keeps", "nearest inner row per outer row", es);
+  if (st->nearest)  // (two where a.k <> b.k rejects one: pg/scan/nearest.cpp)
+    ExplainPropertyText("Engine Keeps",
+                        st->form_state->key_order == KEY_ORDER_BOTH_WAYS
+                            ? "two nearest inner rows per outer row (a key clause rejects one)"
+                            : "nearest inner row per outer row",
+                        es);
   // The device setting is machine-specific (gpu on a GPU machine's test run): a detail.
   if (explain_details_setting) ExplainPropertyText("Device", device_name(), es);
   // The algorithm asked for (simjoin.algorithm when the scan starts); what auto chose and the

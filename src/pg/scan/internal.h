@@ -152,6 +152,9 @@ bool has_certain_bound(int kind, Expr* clause, List* scale, int radius_side);
 double certain_bound(const FormInfo& form, double eps, const KeyRef& ref);
 double certain_recheck_share(const FormInfo& form);
 
+// Whether an expression is a column of this query level declared NOT NULL (pg/scan/match.cpp).
+bool is_not_null_column(PlannerInfo* root, Node* expr);
+
 // A self-join's key order clause (pg/scan/match.h: match_key_order): none, one under which
 // at most one orientation of a pair holds (a.k < b.k, a.k > b.k), or one under which both may
 // (a.k <> b.k).

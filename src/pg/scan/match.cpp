@@ -8,6 +8,7 @@ extern "C" {
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
@@ -385,6 +386,20 @@ KeyOrder match_key_order(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* out
     }
   }
   return KEY_ORDER_NONE;
+}
+
+bool is_not_null_column(PlannerInfo* root, Node* expr) {
+  if (!IsA(expr, Var)) return false;
+  const Var* var = reinterpret_cast<const Var*>(expr);
+  if (var->varlevelsup != 0 || var->varattno <= 0) return false;
+  const RangeTblEntry* rte = planner_rt_fetch(var->varno, root);
+  if (rte->rtekind != RTE_RELATION) return false;
+  HeapTuple tuple = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid),
+                                    Int16GetDatum(var->varattno));
+  if (!HeapTupleIsValid(tuple)) return false;
+  const bool not_null = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tuple))->attnotnull;
+  ReleaseSysCache(tuple);
+  return not_null;
 }
 
 }  // namespace simjoin::pg::cs

@@ -8,7 +8,10 @@
 // is the ordered output's: outer rows in their input's order, each with its kept pair, then its
 // pairs with the inner side's wild rows (checked by the operator). The join's clauses are the
 // distance clause and cube's box clauses, both decided on the engine's pairs (the path's
-// condition), so the pair kept is the nearest that the join accepts.
+// condition), so the pair kept is the nearest that the join accepts; or those and a self-join's
+// a.k <> b.k, which rejects one partner of each outer row: the two nearest are kept, and the scan
+// checks the clause on them.
+#include "pg/scan/form_state.h"
 #include "pg/scan/state.h"
 
 extern "C" {
@@ -19,41 +22,45 @@ namespace simjoin::pg::cs {
 
 Size collect_nearest_pairs(SimJoinState* st, MemoryContext mcxt, uint32** left, uint32** right) {
   const uint32 n_points = st->outer.n_points;
-  uint32* best = static_cast<uint32*>(
-      MemoryContextAllocHuge(mcxt, sizeof(uint32) * (static_cast<Size>(n_points) + 1)));
-  double* best_distance = static_cast<double*>(
-      MemoryContextAllocHuge(mcxt, sizeof(double) * (static_cast<Size>(n_points) + 1)));
-  for (uint32 p = 0; p < n_points; ++p) best[p] = kNoRow;
+  // A self-join's a.k <> b.k rejects one inner row of each outer row: the two nearest are kept,
+  // and the scan checks the clause on both (the first it accepts is the answer).
+  const int keep = st->form_state->key_order == KEY_ORDER_BOTH_WAYS ? 2 : 1;
+  const Size slots = static_cast<Size>(n_points) * keep + 1;
+  uint32* best = static_cast<uint32*>(MemoryContextAllocHuge(mcxt, sizeof(uint32) * slots));
+  double* best_distance =
+      static_cast<double*>(MemoryContextAllocHuge(mcxt, sizeof(double) * slots));
+  for (Size s = 0; s < slots; ++s) best[s] = kNoRow;
   // The inner points are in space order; their rows are in the inner input's order.
   const uint32* inner_row = st->inner.point_row;
-  while (st->stream && next_batch(st)) {
-    const StreamBatch& batch = st->batch;
-    if (batch.size > 0 && batch.distance == nullptr)
-      elog(ERROR, "simjoin: the engine's batch carries no distances");
-    for (size_t k = 0; k < batch.size; ++k) {
-      const uint32 p = batch.left[k];
-      const uint32 q = batch.right[k];
-      const double d = batch.distance[k];
-      // cube's box clauses, decided natively, are the join's only other clauses: the nearest
-      // pair passing them.
-      if (st->n_boxes > 0 && !engine_pair_boxes_pass(st, p, q)) continue;
-      const uint32 current = best[p];
-      if (current == kNoRow || d < best_distance[p] ||
-          (d == best_distance[p] && inner_row[q] < inner_row[current])) {
-        best[p] = q;
-        best_distance[p] = d;
+  // Whether (d, q) comes before the kept pair in slot s: smaller distance, then earlier row.
+  auto before = [&](Size s, double d, uint32 q) {
+    return best[s] == kNoRow || d < best_distance[s] ||
+           (d == best_distance[s] && inner_row[q] < inner_row[best[s]]);
+  };
+  // cube's box clauses, decided natively, are the join's only other clauses but a.k <> b.k.
+  fold_streamed_pairs(st, [&](uint32 p, uint32 q, double d) {
+    const Size first = static_cast<Size>(p) * keep;
+    if (before(first, d, q)) {
+      if (keep == 2) {
+        best[first + 1] = best[first];
+        best_distance[first + 1] = best_distance[first];
       }
+      best[first] = q;
+      best_distance[first] = d;
+    } else if (keep == 2 && before(first + 1, d, q)) {
+      best[first + 1] = q;
+      best_distance[first + 1] = d;
     }
-  }
+  });
   Size n = 0;
-  for (uint32 p = 0; p < n_points; ++p) n += best[p] != kNoRow;
+  for (Size s = 0; s + 1 < slots; ++s) n += best[s] != kNoRow;
   *left = static_cast<uint32*>(MemoryContextAllocHuge(mcxt, sizeof(uint32) * Max(n, 1)));
   *right = static_cast<uint32*>(MemoryContextAllocHuge(mcxt, sizeof(uint32) * Max(n, 1)));
   Size k = 0;
-  for (uint32 p = 0; p < n_points; ++p) {
-    if (best[p] == kNoRow) continue;
-    (*left)[k] = p;
-    (*right)[k] = best[p];
+  for (Size s = 0; s + 1 < slots; ++s) {
+    if (best[s] == kNoRow) continue;
+    (*left)[k] = static_cast<uint32>(s / keep);
+    (*right)[k] = best[s];
     ++k;
   }
   pfree(best);

@@ -44,8 +44,10 @@ namespace simjoin::pg::cs {
 //   so its smallest is the first in PostgreSQL's ORDER BY. Rechecked forms (PostGIS, geography,
 //   pgvector, point) get no path.
 // - The join's clauses are the distance clause and cube's box clauses decided natively on the
-//   engine's pairs (the fold checks them: pg/scan/nearest.cpp); another clause could reject
-//   the nearest and accept the second, and is not taken. An inner or LEFT join, the last of the
+//   engine's pairs (the fold checks them: pg/scan/nearest.cpp), and at most a self-join's
+//   a.k <> b.k on a unique NOT NULL column, which rejects one inner row per outer row: the fold
+//   keeps the two nearest and the scan checks the clause on both. Another clause could reject
+//   any number of the nearest (a.k < b.k too), and is not taken. An inner or LEFT join, the last of the
 //   query's joins (of all its relations), with no aggregate, window function, set-returning
 //   function or GROUP BY between it and the DISTINCT. A LEFT join's outer row without a partner comes out
 //   null-extended after its (failed) candidates, as in the ordered output; its NULL distance
@@ -62,16 +64,39 @@ namespace simjoin::pg::cs {
 
 namespace {
 
+// Whether the join's clauses beyond the distance clause and cube's box clauses are at most a
+// self-join's  a.k <> b.k  (match_key_order's KEY_ORDER_BOTH_WAYS) on a NOT NULL column: it
+// rejects exactly one inner row of an outer row (the row itself), so that the nearest accepted
+// partner is one of the two nearest (the fold keeps two; the scan checks the clause on them).
+bool other_clauses_allowed(PlannerInfo* root, const JoinPathInfo& info) {
+  const int others = list_length(info.restrictlist) - 1 - info.n_boxes;
+  if (others == 0) return true;
+  if (others != 1 || info.key_order != KEY_ORDER_BOTH_WAYS) return false;
+  ListCell* lc;
+  foreach (lc, info.restrictlist) {
+    Expr* clause = lfirst_node(RestrictInfo, lc)->clause;
+    bool known = equal(clause, info.match.clause);
+    for (int k = 0; k < info.n_boxes; ++k) known = known || equal(clause, info.boxes[k].clause);
+    if (known) continue;
+    if (!IsA(clause, OpExpr)) return false;
+    ListCell* arg;
+    foreach (arg, reinterpret_cast<OpExpr*>(clause)->args)
+      if (!is_not_null_column(root, static_cast<Node*>(lfirst(arg)))) return false;
+  }
+  return true;
+}
+
 // The distance expression of a kept join's clause where the nearest path may derive from it (see
 // the top: an inner or LEFT join, the query's top join, decided by the engine exactly with one
-// bound, the distance clause and cube's box clauses its only clauses); nullptr otherwise.
+// bound, the distance clause and cube's box clauses its only clauses but for a.k <> b.k);
+// nullptr otherwise.
 Expr* nearest_distance(PlannerInfo* root, const KeptJoinPath* kept) {
   const JoinPathInfo info = deform_path_private(kept->path);
   const Match& match = info.match;
   if ((info.jointype != JOIN_INNER && info.jointype != JOIN_LEFT) ||
       !bms_equal(kept->joinrel->relids, root->all_baserels) || !info.exact ||
       match.scale != NIL || match.radius_side >= 0 || match.form.dwithin ||
-      list_length(info.restrictlist) != 1 + info.n_boxes || !IsA(match.clause, OpExpr))
+      !other_clauses_allowed(root, info) || !IsA(match.clause, OpExpr))
     return nullptr;
   // The distance: the comparison's argument that is not the bound.
   const OpExpr* op = reinterpret_cast<const OpExpr*>(match.clause);

@@ -270,8 +270,10 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   plan.same_scan = m.radius_side < 0 && path.jointype == JOIN_INNER &&
                    path.output_mode == OUTPUT_UNORDERED &&
                    same_scan(root, outer_plan, inner_plan, m.outer_key, m.inner_key);
-  // The key order of a self-join applies where the outer side is the inner side's rows.
-  plan.key_order = plan.same_scan ? path.key_order : KEY_ORDER_NONE;
+  // The key order of a self-join applies where the outer side is the inner side's rows, and to
+  // the nearest mode's fold (a.k <> b.k: two kept per outer point).
+  plan.key_order = plan.same_scan || path.output_mode == OUTPUT_NEAREST ? path.key_order
+                                                                        : KEY_ORDER_NONE;
   plan.inner_rereadable = rereadable_scan(root, inner_plan);
   plan.parallel_ok = root->glob->parallelModeOK;
   plan.rows[0] = row_identity(root, outer_plan);

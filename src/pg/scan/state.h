@@ -268,6 +268,20 @@ TupleTableSlot* exec_scan(CustomScanState* node);  // ExecCustomScan
 // Whether an engine pair passes the box clauses decided natively (pg/scan/nearest.cpp).
 bool engine_pair_boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_point);
 
+// Every pair of the stream that passes the box clauses decided natively, with its distance (the
+// stream keeps distances: nearest mode or engine_by_caller): fold(outer point, inner point, d).
+template <typename Fold>
+void fold_streamed_pairs(SimJoinState* st, Fold fold) {
+  while (st->stream && next_batch(st)) {
+    const StreamBatch& batch = st->batch;
+    if (batch.size > 0 && batch.distance == nullptr)
+      elog(ERROR, "simjoin: the engine's batch carries no distances");
+    for (size_t k = 0; k < batch.size; ++k)
+      if (st->n_boxes == 0 || engine_pair_boxes_pass(st, batch.left[k], batch.right[k]))
+        fold(batch.left[k], batch.right[k], batch.distance[k]);
+  }
+}
+
 // ---- pg/scan/exec.cpp ---------------------------------------------------------------------
 void start_scan(SimJoinState* st);
 // Shifts the INDEX_VAR attnos an expression reads down by *(int*)context (an inner side's

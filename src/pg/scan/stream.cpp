@@ -92,10 +92,10 @@ void start_stream(SimJoinState* st) {
     spec.self_pairs = self_join && key_ordered ? SelfPairs::Unique : SelfPairs::All;
     PairStream::Options options = stream_options();
     options.queue_batches = kQueueBatches;
-    // The recheck decides; distances are needed only against a certain bound, and to keep the
-    // nearest pair of each outer point.
-    options.keep_distance =
-        (st->form_state && st->form_state->certain_bound >= 0) || st->nearest;
+    // The recheck decides; distances are needed only against a certain bound, to keep the
+    // nearest pair of each outer point, and for the aggregate scan's folds.
+    options.keep_distance = (st->form_state && st->form_state->certain_bound >= 0) ||
+                            st->nearest || st->engine_by_caller;
     options.order_by_right = st->inner.file != nullptr;  // inner rows read from disk in order
     st->stream = start_join(left, self_join ? nullptr : &right, spec, std::move(options)).release();
   });

@@ -1,7 +1,8 @@
 // The executor of the SimilarityJoinAggregate scan (pg/scan/aggregate/aggregate.h). At its first row:
 // the child SimilarityJoin scan loads both sides (start_scan, no stream: engine_by_caller); the
 // engine folds its pairs per outer point (compute_neighbour_stats; a self-join, both sides the
-// same points, runs once with SelfPairs::All: every row its own partner, as SQL counts it); the
+// same points, runs once with SelfPairs::All: every row its own partner, as SQL counts it; with
+// cube's box clauses, the child's pair stream is folded instead, each pair checked on them); the
 // points' counts and distances are combined per group value (a TupleHashTable on the group
 // key's equality: non-unique keys, NULL keys one group), or summed into one count without GROUP
 // BY; then the child's own rows, the pairs with a wild row that PostgreSQL's operator accepted
@@ -214,9 +215,47 @@ GroupValues point_values(const uint64* counts, const double* min_distance,
                      max_distance ? max_distance[p] : 0.0};
 }
 
+void fold_points(AggregateState* as, uint64* counts, double* min_distance, double* max_distance,
+                 MemoryContextCallback* held);
+
 // A memory-context callback's NeighbourStats (fold_engine_pairs keeps the engine's per-point
 // arrays in place).
 void delete_held_stats(void* stats) { delete static_cast<NeighbourStats*>(stats); }
+
+// Where cube's box clauses are decided on each engine pair: the child's pair stream, folded per
+// outer point into arrays in groups_mcxt (per_point), or into the one group. Returns the pairs
+// that passed.
+uint64 fold_boxed_pairs(AggregateState* as, bool per_point, uint64** counts,
+                           double** min_distance, double** max_distance) {
+  SimJoinState* st = as->join;
+  const Size n = st->outer.n_points;
+  if (per_point) {
+    MemoryContext mcxt = as->groups_mcxt;
+    *counts = static_cast<uint64*>(MemoryContextAllocHuge(mcxt, sizeof(uint64) * n));
+    *min_distance = static_cast<double*>(MemoryContextAllocHuge(mcxt, sizeof(double) * n));
+    *max_distance = static_cast<double*>(MemoryContextAllocHuge(mcxt, sizeof(double) * n));
+    for (Size p = 0; p < n; ++p) {
+      (*counts)[p] = 0;
+      (*min_distance)[p] = std::numeric_limits<double>::infinity();
+      (*max_distance)[p] = -std::numeric_limits<double>::infinity();
+    }
+  }
+  uint64 pairs = 0;
+  start_stream(st);  // with distances: the scan's engine_by_caller
+  fold_streamed_pairs(st, [&](uint32 p, uint32, double d) {
+    ++pairs;
+    if (!per_point) {
+      fold(&as->total, 1, d, d);
+      return;
+    }
+    (*counts)[p]++;
+    (*min_distance)[p] = std::fmin((*min_distance)[p], d);  // (the engine's distances are
+    (*max_distance)[p] = std::fmax((*max_distance)[p], d);  // numbers)
+  });
+  stop_stream(st);
+  as->engine_totals = st->totals;  // the child's engine runs are this scan's
+  return pairs;
+}
 
 // The engine's pairs: per outer point (grouped) or their number.
 void fold_engine_pairs(AggregateState* as) {
@@ -228,6 +267,13 @@ void fold_engine_pairs(AggregateState* as) {
   uint64* counts = nullptr;
   double* min_distance = nullptr;
   double* max_distance = nullptr;
+  if (st->n_boxes > 0) {
+    as->engine_pairs += fold_boxed_pairs(as, per_point, &counts, &min_distance, &max_distance);
+    if (!per_point) return;
+    if (!distances) min_distance = max_distance = nullptr;
+    fold_points(as, counts, min_distance, max_distance, nullptr);
+    return;
+  }
   // Per point, the engine's arrays are kept where they are (not copied) until the groups' memory
   // goes: a reset callback of groups_mcxt deletes them.
   MemoryContextCallback* held = nullptr;
@@ -272,9 +318,17 @@ void fold_engine_pairs(AggregateState* as) {
   });
   raise_if_interrupted(stopped);
   as->engine_pairs += pairs;
-  if (!per_point) return;
-  // Without wild rows no other pair comes: a unique key's groups are the points themselves, but
-  // for the NULL keys, one group (as->total); their counts are cleared once folded there.
+  if (per_point) fold_points(as, counts, min_distance, max_distance, held);
+}
+
+// The outer points' counts (and distances, where asked) into their groups. Without wild rows no
+// other pair comes: a unique key's groups are the points themselves, but for the NULL keys, one
+// group (as->total); their counts are cleared once folded there. held (if any) holds the arrays,
+// released once the groups hold their own aggregates.
+void fold_points(AggregateState* as, uint64* counts, double* min_distance, double* max_distance,
+                 MemoryContextCallback* held) {
+  SimJoinState* st = as->join;
+  const uint32 n = st->outer.n_points;
   as->direct = as->key_unique && st->outer.n_wild == 0 && st->inner.n_wild == 0;
   for (uint32 p = 0; p < n; ++p) {
     if (counts[p] == 0) continue;
@@ -303,6 +357,7 @@ void fold_engine_pairs(AggregateState* as) {
     as->max_distance = max_distance;
     return;
   }
+  if (!held) return;
   delete_held_stats(held->arg);  // the groups hold their own aggregates now
   held->arg = nullptr;
 }

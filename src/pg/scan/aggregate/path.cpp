@@ -8,8 +8,9 @@
 // GROUP BY item, a hashable column of one side (that side becomes the outer one); aggregates
 // count(*), count(<NOT NULL column>), and min / max of the join's own distance expression (equal()
 // to the one in the distance clause) where the engine's double is PostgreSQL's result (simjoin's
-// operators on real[] / float8[], distance.h); no FILTER, DISTINCT or ORDER BY in them; the join
-// an inner join whose only clause is the distance clause, decided by the engine exactly, or such
+// operators on real[] / float8[], distance.h; cube's distances, probed); no FILTER, DISTINCT or
+// ORDER BY in them; the join an inner join whose only clauses are the distance clause, decided by
+// the engine exactly, and cube's box clauses (decided on the engine's pairs), or such
 // a left join grouped by its kept side with count(<NOT NULL column of the other side>) (no
 // count(*): a row without a partner counts 1 there). Any other shape gets no path, and the query
 // runs as before.
@@ -57,7 +58,8 @@ struct JoinFacts {
 bool join_facts(PlannerInfo* root, const CustomPath* path, JoinFacts* facts) {
   const JoinPathInfo info = deform_path_private(path);
   if (info.output_mode != OUTPUT_UNORDERED) return false;  // an ordered variant
-  if (list_length(info.restrictlist) != 1 || !info.exact || info.n_boxes != 0) return false;
+  // The distance clause and cube's box clauses (decided on the engine's pairs), nothing else.
+  if (list_length(info.restrictlist) != 1 + info.n_boxes || !info.exact) return false;
   facts->jointype = info.jointype;
   if (facts->jointype != JOIN_INNER && facts->jointype != JOIN_LEFT) return false;
   facts->outer_path = static_cast<Path*>(linitial(path->custom_paths));
@@ -73,28 +75,22 @@ bool join_facts(PlannerInfo* root, const CustomPath* path, JoinFacts* facts) {
   const KeyKind kind = info.match.form.kind;
   const Metric metric = info.match.form.metric;
   const bool dwithin = info.match.form.dwithin;
-  // simjoin's own operators compute exact_distance on the doubles the engine reads (distance.h);
-  // the cosine distance and the other types' operators are not proven bitwise equal.
-  facts->distance_is_exact = facts->distance != nullptr && kind == KEY_FLOAT_ARRAY && !dwithin &&
-                             metric != Metric::Cosine &&
+  // simjoin's own operators compute exact_distance on the doubles the engine reads (distance.h),
+  // and so do cube's three distances where the arithmetic probe found them equal (engine_is_exact);
+  // the cosine distance and the other types' operators are not proven bitwise equal. The engine's
+  // distance is the clause's only where no arithmetic is applied to it (info.match.scale).
+  const bool same_arithmetic =
+      (kind == KEY_FLOAT_ARRAY && metric != Metric::Cosine) || kind == KEY_CUBE;
+  facts->distance_is_exact = facts->distance != nullptr && same_arithmetic && !dwithin &&
+                             info.match.scale == NIL &&
                              exprType(reinterpret_cast<Node*>(facts->distance)) == FLOAT8OID;
   return true;
 }
 
 // A column of the join's relations declared NOT NULL (count(column) counts every pair then).
 bool not_null_column(PlannerInfo* root, RelOptInfo* joinrel, Expr* expr) {
-  if (!IsA(expr, Var)) return false;
-  const Var* var = reinterpret_cast<const Var*>(expr);
-  if (var->varlevelsup != 0 || var->varattno <= 0 || !bms_is_member(var->varno, joinrel->relids))
-    return false;
-  RangeTblEntry* rte = planner_rt_fetch(var->varno, root);
-  if (rte->rtekind != RTE_RELATION) return false;
-  HeapTuple tuple = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid),
-                                    Int16GetDatum(var->varattno));
-  if (!HeapTupleIsValid(tuple)) return false;
-  const bool not_null = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tuple))->attnotnull;
-  ReleaseSysCache(tuple);
-  return not_null;
+  return IsA(expr, Var) && bms_is_member(reinterpret_cast<Var*>(expr)->varno, joinrel->relids) &&
+         is_not_null_column(root, reinterpret_cast<Node*>(expr));
 }
 
 // Whether a unique, immediate, non-partial index on exactly this column proves it unique among

@@ -15,7 +15,8 @@
 // each session LOADs (default simjoin) for the cube, point and PostGIS forms' planner hook.
 // --lenient-data-errors reports an error on one side only whose SQLSTATE is a data exception
 // (class 22: a key expression evaluated on a row the other plan never evaluates, the join's
-// clauses taken in another order) as a NOTE instead of a failure. --print-queries prints the
+// clauses taken in another order), or PostGIS's internal "unclosed ring" error on a degenerate
+// polygon in PostgreSQL's plan only, as a NOTE instead of a failure. --print-queries prints the
 // rounds' tables and the queries the seed generates (cube and PostGIS assumed) without connecting.
 // --end-sessions P reruns P% of the queries in a session ended at a random moment of its run
 // (pg_terminate_backend or a dropped connection); a server restart is a failure (session_end.cpp).

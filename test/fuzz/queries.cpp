@@ -3,7 +3,7 @@
 // query_forms.cpp), wrapped in a shape: plain join, aggregates, correlated subqueries and LATERAL
 // with a changing eps, keys computed from outer values, LEFT JOIN / EXISTS, ORDER BY ... LIMIT,
 // LIMIT alone, cursors, prepared statements (generic and custom plans), similarity_join() against
-// the plain join, DISTINCT ON's nearest partner.
+// the plain join, DISTINCT ON's nearest partner, LATERAL's k nearest.
 #include <cmath>
 
 #include "fuzz.h"
@@ -19,7 +19,7 @@ class ShapeGenerator {
 
   Query generate() {
     Query q;
-    switch (rng_.weighted({16, 10, 12, 8, 9, 4, 4, 6, 4, 6, 8, 6, 4, 3, 3, 5})) {
+    switch (rng_.weighted({16, 10, 12, 8, 9, 4, 4, 6, 4, 6, 8, 6, 4, 3, 3, 5, 5})) {
       case 0: plain(q); break;
       case 1: aggregate(q); break;
       case 2: correlated(q, false); break;
@@ -35,7 +35,8 @@ class ShapeGenerator {
       case 12: three_way(q); break;
       case 13: locking(q); break;
       case 14: dml(q); break;
-      default: nearest(q); break;
+      case 15: nearest(q); break;
+      default: knn_lateral(q); break;
     }
     q.explain = q.kind != Kind::Function && rng_.chance(0.35);
     return q;
@@ -260,6 +261,24 @@ class ShapeGenerator {
             " ORDER BY a.id, " + c.dist + ", b.id";
     q.steps = {{q.sql, StepMode::Sequence, {}}};
     finish(q, c, "DISTINCT ON nearest");
+  }
+
+  // The k nearest rows of the other table per row, the pgvector way: LATERAL (... ORDER BY dist
+  // LIMIT k). Ties at the k-th distance may pick other rows: only the distances are compared.
+  void knn_lateral(Query& q) {
+    CoreOptions o;
+    o.eps = forms_.const_eps();
+    o.const_eps = true;
+    const Core c = forms_.core(o);
+    std::string where;
+    if (rng_.chance(0.3)) where = " WHERE b.id <> a.id";
+    else if (rng_.chance(0.3)) where = " WHERE b.c1 < 3";
+    const std::string sub = "SELECT " + c.dist + " AS d FROM " + c.right->name + " b" + where +
+                            " ORDER BY " + c.dist + " LIMIT " + std::to_string(rng_.range(0, 12));
+    q.sql = "SELECT a.id, n.d FROM " + c.left->name + " a" +
+            (rng_.chance(0.7) ? " CROSS JOIN LATERAL (" + sub + ") n" : " LEFT JOIN LATERAL (" + sub + ") n ON true");
+    q.steps = {{q.sql, StepMode::Multiset, {}}};
+    finish(q, c, "LATERAL ORDER BY distance LIMIT k");
   }
 
   void unordered_limit(Query& q) {

@@ -112,16 +112,25 @@ auto dispatch(const PointSet& left, const PointSet* right, const JoinSpec& spec,
       std::forward<OnCpu>(on_cpu));
 }
 
-// dispatch() for a job that runs to its end on the backend's thread: on the CPU, the note's
-// NOTICE comes first, then run_on_cpu(cpu_spec) with threads leased for the call.
+// A job that runs to its end on the backend's CPU: the note's NOTICE first (why a job meant
+// for the GPU runs here), then run(threads) with `threads` (0: all) leased for the call.
+template <typename Run>
+auto run_on_leased_cpu(const std::string& note, int threads, Run&& run) {
+  report_note(note);
+  const CpuThreadLease lease(threads);
+  return run(lease);
+}
+
+// dispatch() for a job that runs to its end on the backend's thread: on the CPU,
+// run_on_cpu(cpu_spec) as run_on_leased_cpu runs it.
 template <typename OnService, typename OnCpu>
 auto dispatch_and_wait(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                        OnService&& on_service, OnCpu&& run_on_cpu) {
   return dispatch(left, right, spec, std::forward<OnService>(on_service),
                   [&spec, &run_on_cpu](const std::string& note) {
-                    report_note(note);
-                    const CpuThreadLease threads(spec.threads);
-                    return run_on_cpu(on_leased_cpu(spec, threads));
+                    return run_on_leased_cpu(note, spec.threads, [&](const CpuThreadLease& lease) {
+                      return run_on_cpu(on_leased_cpu(spec, lease));
+                    });
                   });
 }
 
@@ -262,13 +271,13 @@ JoinStats run_knn(const PointSet& left, const PointSet* right, KnnSpec spec,
         return stats;
       },
       [&](const std::string& cpu_note) {
-        report_note(cpu_note);
-        const CpuThreadLease threads(spec.threads);
-        spec.threads = threads.count();
-        spec.device = Device::Cpu;
-        JoinStats stats = run_knn_join(left, right, spec, sink);
-        report_join(stats, std::string());
-        return stats;
+        return run_on_leased_cpu(cpu_note, spec.threads, [&](const CpuThreadLease& lease) {
+          spec.threads = lease.count();
+          spec.device = Device::Cpu;
+          JoinStats stats = run_knn_join(left, right, spec, sink);
+          report_join(stats, std::string());
+          return stats;
+        });
       });
 }
 

@@ -135,7 +135,7 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
   ExplainPropertyInteger("Engine Runs", nullptr, static_cast<int64>(t->runs), es);
   ExplainPropertyInteger("Engine Runs Stopped Early", nullptr,
                          static_cast<int64>(t->stopped_early), es);
-  ExplainPropertyInteger("Engine Pairs", nullptr, static_cast<int64>(t->pairs), es);
+  ExplainPropertyInteger("Engine Pairs", nullptr, static_cast<int64>(t->sum.pairs), es);
   ExplainPropertyInteger("Candidate Pairs", nullptr, static_cast<int64>(st->candidates_out), es);
   ExplainPropertyInteger("Wild Rows", nullptr, static_cast<int64>(st->wild_rows), es);
   const FormState* fs = st->form_state;
@@ -171,19 +171,7 @@ void explain_engine_line(const EngineTotals& t, ExplainState* es) {
   if (!explain_details_setting) return;
   char line[1024];
   line[0] = '\0';
-  cpp_guard([&] {
-    JoinStats stats;
-    stats.device = t.device;
-    stats.algorithm = t.algorithm;
-    stats.indexed_dims = t.indexed_dims;
-    stats.batches = t.batches;
-    stats.candidates = t.candidates;
-    stats.pairs = t.pairs;
-    for (int k = 0; k < t.phase_count; ++k)
-      stats.phase_seconds.emplace_back(t.phase_name[k], t.phase_seconds[k]);
-    stats.estimates = recorded_estimates(t.estimates);
-    describe_join(stats, line, sizeof line);
-  });
+  cpp_guard([&] { describe_join(recorded_join_stats(t.sum), line, sizeof line); });
   ExplainPropertyText("Engine", line, es);
 }
 

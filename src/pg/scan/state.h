@@ -13,7 +13,7 @@
 //   pg/scan/explain.cpp  EXPLAIN
 #pragma once
 
-#include "pg/service/estimates_record.h"
+#include "pg/service/stats_record.h"
 #include "pg/scan/internal.h"
 
 #include "engine/parallel/pair_stream.h"
@@ -27,22 +27,12 @@ extern "C" {
 namespace simjoin::pg::cs {
 
 constexpr uint32 kNoRow = 0xFFFFFFFFu;
-constexpr int kMaxPhases = 8;
 
 // Engine statistics summed over the scans (plain data: no destructors).
 struct EngineTotals {
   uint64 runs;
-  uint64 batches;
-  uint64 candidates;
-  uint64 pairs;
   uint64 stopped_early;
-  int indexed_dims;
-  char device[128];
-  char algorithm[64];
-  int phase_count;
-  char phase_name[kMaxPhases][32];
-  double phase_seconds[kMaxPhases];
-  EstimatesRecord estimates;  // the last run's (Algorithm::Auto)
+  JoinStatsRecord sum;  // counts and phases summed, the rest the last run's
 };
 
 // One child's rows: tuples (in memory or spilled), keys as coordinates, wild rows.

@@ -139,25 +139,8 @@ bool next_batch(SimJoinState* st) {
 
 void add_engine_totals(EngineTotals* t, const JoinStats& stats) {
   t->runs++;
-  t->batches += stats.batches;
-  t->candidates += stats.candidates;
-  t->pairs += stats.pairs;
   if (stats.stopped) t->stopped_early++;
-  t->indexed_dims = stats.indexed_dims;
-  snprintf(t->device, sizeof t->device, "%s", stats.device.c_str());
-  snprintf(t->algorithm, sizeof t->algorithm, "%s", stats.algorithm.c_str());
-  record_estimates(stats.estimates, &t->estimates);
-  for (const auto& [name, seconds] : stats.phase_seconds) {
-    int k = 0;
-    while (k < t->phase_count && std::strcmp(t->phase_name[k], name.c_str()) != 0) ++k;
-    if (k == t->phase_count) {
-      if (k == kMaxPhases) continue;
-      snprintf(t->phase_name[k], sizeof t->phase_name[k], "%s", name.c_str());
-      t->phase_seconds[k] = 0;
-      t->phase_count++;
-    }
-    t->phase_seconds[k] += seconds;
-  }
+  add_join_stats(&t->sum, stats);
 }
 
 }  // namespace simjoin::pg::cs

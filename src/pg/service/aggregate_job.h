@@ -35,7 +35,7 @@ struct AggregateJob {
   std::uint64_t pairs;
   std::uint64_t clusters;
   bool counted;
-  JobStatsRecord linking;  // DBSCAN's second join
+  JoinStatsRecord linking;  // DBSCAN's second join
 };
 
 inline AggregateJob* aggregate_job(JobHeader* job) {

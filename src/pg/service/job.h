@@ -8,7 +8,7 @@
 
 #include "engine/knn/knn_join.h"
 #include "engine/types.h"
-#include "pg/service/estimates_record.h"
+#include "pg/service/stats_record.h"
 
 namespace simjoin::pg {
 
@@ -40,18 +40,6 @@ enum class JobFault : std::uint32_t {
   Sticky,    // a sticky CUDA error poisons the context (the CPU test device pretends one)
 };
 
-struct JobStatsRecord {  // JoinStats without heap members
-  char device[96];
-  char algorithm[32];
-  std::int32_t indexed_dims;
-  std::uint64_t batches, candidates, pairs;
-  bool stopped;
-  std::int32_t phase_count;
-  char phase_name[8][24];
-  double phase_seconds[8];
-  EstimatesRecord estimates;
-};
-
 struct JobHeader {
   std::uint32_t magic;
   JobKind kind;
@@ -74,13 +62,9 @@ struct JobHeader {
   std::atomic<std::uint64_t> tail;
   std::atomic<std::uint32_t> finished;  // 0 running, 1 done, 2 failed (runner)
   bool failed_before_pairs;             // the failure came before the first published pair
-  JobStatsRecord stats;
+  JoinStatsRecord stats;
   char error[512];
 };
-
-// JoinStats into the job's record (the service) and back (the backend); pg/service/job.cpp.
-void record_join_stats(JobStatsRecord* record, const JoinStats& stats);
-JoinStats recorded_join_stats(const JobStatsRecord& record);
 
 // Bytes of one ring slot (its size word, then the three arrays).
 inline std::size_t ring_slot_bytes(std::uint32_t slot_pairs) {

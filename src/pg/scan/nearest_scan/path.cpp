@@ -267,7 +267,7 @@ void add_nearest_scan_path(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeT
   path->path.parallel_safe = false;
   path->path.parallel_workers = 0;
   path->path.pathkeys = root->query_pathkeys;
-  path->flags = 0;
+  path->flags = CUSTOMPATH_SUPPORT_PROJECTION;
   path->custom_paths = NIL;
   path->custom_private =
       list_make4(key.distance, key.outer_key, key.inner_key,

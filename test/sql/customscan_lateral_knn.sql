@@ -234,4 +234,6 @@ SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_cq q
                       ORDER BY distance_chebyshev(q.c, b.c) LIMIT 8) n$$);
 DROP TABLE nn_cb;
 DROP TABLE nn_cq;
+DROP EXTENSION cube;
 \endif
+DROP TABLE nn_b, nn_q, nn_b4, nn_q4, nn_grid, nn_empty;

@@ -103,9 +103,12 @@ SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_q4 q
 -- k larger than b (every row, the NULL keys at the end).
 SELECT * FROM pg_temp.nn_compare($$SELECT q.id, (SELECT array_agg(d) FROM
   (SELECT q.v <-> b.v AS d FROM nn_b b ORDER BY q.v <-> b.v LIMIT 12) s) AS ds FROM nn_q q$$);
+-- (The planner prefers a full sort for k beyond b's rows: enable_sort off takes the scan.)
+SET enable_sort = off;
 SELECT * FROM pg_temp.nn_compare($$SELECT q.id, (SELECT array_agg(d) FROM
   (SELECT q.v <=> b.v AS d FROM nn_b b WHERE b.cat = 3 ORDER BY q.v <=> b.v LIMIT 5000) s) AS ds
   FROM nn_q q$$);
+RESET enable_sort;
 SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_q q
   CROSS JOIN LATERAL (SELECT b.id, q.v <-> b.v AS d FROM nn_b b WHERE b.cat IS NULL OR b.id > 9000
                       ORDER BY q.v <-> b.v LIMIT 100) n$$);
@@ -127,9 +130,11 @@ SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_q q
 
 -- 5. LEFT JOIN LATERAL ... ON true: an empty inner, an inner filtered to nothing (the last one
 -- by b's primary key: PostgreSQL's index scan is cheaper there, and taken).
+SET enable_sort = off;  -- an empty table: no cost tells the plans apart
 SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_q q
   LEFT JOIN LATERAL (SELECT b.id, q.v <-> b.v AS d FROM nn_empty b
                      ORDER BY q.v <-> b.v LIMIT 3) n ON true$$);
+RESET enable_sort;
 SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_q q
   LEFT JOIN LATERAL (SELECT b.id, q.v <-> b.v AS d FROM nn_b b WHERE b.cat = 7
                      ORDER BY q.v <-> b.v LIMIT 3) n ON true$$);

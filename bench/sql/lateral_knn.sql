@@ -17,14 +17,12 @@ CREATE TABLE lk_queries AS SELECT i AS id,
 ANALYZE lk_items;
 ANALYZE lk_queries;
 \set query 'SELECT count(*), sum(n.d) FROM lk_queries q CROSS JOIN LATERAL (SELECT b.id, q.v <-> b.v AS d FROM lk_items b ORDER BY q.v <-> b.v LIMIT 10) n'
--- The planner's cost puts the two plans about even at 100-D: enable_sort off takes the scan.
-SET enable_sort = off;
+-- The planner's choice (the Nearest Scan), then PostgreSQL's plan with the scan off.
 EXPLAIN (COSTS OFF) :query;
 \timing on
 :query;
 :query;
 :query;
-RESET enable_sort;
 SET simjoin.enable_nearest_scan = off;
 \timing off
 EXPLAIN (COSTS OFF) :query;

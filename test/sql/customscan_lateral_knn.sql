@@ -68,6 +68,11 @@ EXPLAIN (COSTS OFF) SELECT q.id, n.id, n.d FROM nn_q q
 EXPLAIN (COSTS OFF) SELECT q.id, n.id, n.d FROM nn_q q
   LEFT JOIN LATERAL (SELECT b.id, euclidean_distance(b.v, q.v) AS d FROM nn_b b
                      ORDER BY euclidean_distance(b.v, q.v) LIMIT 3) n ON true;
+-- EXPLAIN ANALYZE: every row of b cached, all but its 4 special keys (NULL, NaN, infinite, huge)
+-- as points the engine orders (the others go to PostgreSQL's operator on every loop).
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT q.id, n.id, n.d FROM nn_q q
+  CROSS JOIN LATERAL (SELECT b.id, q.v <-> b.v AS d FROM nn_b b
+                      ORDER BY q.v <-> b.v LIMIT 2) n WHERE q.id <= 3;
 -- PostgreSQL's own plan with the setting off.
 SET simjoin.enable_nearest_scan = off;
 EXPLAIN (COSTS OFF) SELECT q.id, n.id, n.d FROM nn_q q

@@ -334,8 +334,11 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
         DatumGetBool(reinterpret_cast<Const*>(filter)->constvalue)))
     ExplainPropertyText("Cache Filter", deparse_expression(filter, context, es->verbose, false),
                         es);
-  if (es->analyze && st->cached)
+  if (es->analyze && st->cached) {
     ExplainPropertyInteger("Cached Rows", nullptr, st->rows, es);
+    // the rows whose key the engine reads; the others go to PostgreSQL's operator each loop
+    ExplainPropertyInteger("Cached Points", nullptr, st->points, es);
+  }
 }
 
 const CustomExecMethods exec_methods = scan_exec_methods(
@@ -345,6 +348,7 @@ Node* create_state(CustomScan*) {
   NearestScanState* st = static_cast<NearestScanState*>(palloc0(sizeof(NearestScanState)));
   NodeSetTag(st, T_CustomScanState);
   st->css.methods = &exec_methods;
+  st->ref = KeyRef{};  // no dimension yet (palloc0 would make it 0: every key wild)
   return reinterpret_cast<Node*>(st);
 }
 

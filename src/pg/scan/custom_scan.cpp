@@ -2,7 +2,9 @@
 // settings, their executor methods and the planner's hooks, one a stage, each chained to the hook
 // it replaced. A hook decides whether the scans have anything to do at its stage; the work is in
 // the files it calls:
-//   set_rel_pathlist_hook    a base relation's distance clauses sized from samples (estimate.cpp)
+//   set_rel_pathlist_hook    a base relation's distance clauses sized from samples (estimate.cpp),
+//                            then the SimJoin Nearest Scan path of a k-nearest-neighbour LATERAL
+//                            subquery's relation (nearest_scan/path.cpp)
 //   set_join_pathlist_hook   the SimilarityJoin path of a join (join_path.cpp)
 //   create_upper_paths_hook  over a join: the nearest row under DISTINCT ON (nearest_path.cpp),
 //                            then aggregates computed in the engine (aggregate/path.cpp)
@@ -11,6 +13,7 @@
 #include "pg/pg_guard.h"
 #include "pg/scan/aggregate/aggregate.h"
 #include "pg/scan/internal.h"
+#include "pg/scan/nearest_scan/nearest_scan.h"
 
 extern "C" {
 #include "nodes/extensible.h"
@@ -25,6 +28,7 @@ namespace simjoin::pg::cs {
 
 bool enable_customscan = true;
 bool enable_aggregates = true;
+bool enable_nearest_scan = true;
 double startup_cost_setting = 100.0;
 double row_cost_setting = 0.02;
 double pair_cost_setting = 0.005;
@@ -38,8 +42,10 @@ create_upper_paths_hook_type prev_upper_paths_hook = nullptr;
 
 void rel_pathlist_hook(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntry* rte) {
   if (prev_rel_pathlist_hook) prev_rel_pathlist_hook(root, rel, rti, rte);
-  if (!enable_customscan || rel->reloptkind != RELOPT_BASEREL || rel->joininfo == NIL) return;
-  cpp_guard([&] { size_join_clauses(root, rel, rti); });
+  if (!enable_customscan || rel->reloptkind != RELOPT_BASEREL) return;
+  if (rel->joininfo != NIL) cpp_guard([&] { size_join_clauses(root, rel, rti); });
+  if (enable_nearest_scan && root->parent_root != nullptr)
+    cpp_guard([&] { add_nearest_scan_path(root, rel, rti, rte); });
 }
 
 void join_pathlist_hook(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
@@ -80,6 +86,11 @@ void custom_scan_init() {
                            "minimum and maximum distances, the nearest row) in the engine.",
                            nullptr, &enable_aggregates, true, PGC_USERSET, 0, nullptr, nullptr,
                            nullptr);
+  DefineCustomBoolVariable("simjoin.enable_nearest_scan",
+                           "Lets the planner use the SimJoin Nearest Scan for a k-nearest-neighbour "
+                           "LATERAL subquery (ORDER BY a distance to the outer row LIMIT k).",
+                           nullptr, &enable_nearest_scan, true, PGC_USERSET, 0, nullptr, nullptr,
+                           nullptr);
   DefineCustomRealVariable("simjoin.customscan_startup_cost",
                            "Planner's fixed cost of starting a SimilarityJoin custom scan.",
                            nullptr, &startup_cost_setting, 100.0, 0.0, 1e10, PGC_USERSET, 0,
@@ -100,6 +111,7 @@ void custom_scan_init() {
                           nullptr, nullptr, nullptr);
   RegisterCustomScanMethods(&scan_methods);
   RegisterCustomScanMethods(&aggregate_scan_methods);
+  RegisterCustomScanMethods(&nearest_scan_methods);
   // The distance forms found in the catalogs are looked up again after a change to them.
   CacheRegisterSyscacheCallback(PROCOID, invalidate_forms, 0);
   CacheRegisterSyscacheCallback(OPEROID, invalidate_forms, 0);

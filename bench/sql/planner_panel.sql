@@ -83,7 +83,7 @@ SELECT count(*) = 1 AS reuse_data FROM pp_meta
 \echo 'PANEL meta data reused'
 \else
 DROP TABLE IF EXISTS pp_meta, pp_places, pp_places_b, pp_set, pp_shops, pp_zones, pp_centres,
-  pp_cos, pp_geog;
+  pp_cos, pp_geog, pp_few;
 -- Places: n points in [0, 1000)^2 (density 0.2 a unit square: 2.5 others within distance 2),
 -- coordinates multiples of 1/64; country = the 50 x 50 cell (400 countries).
 CREATE FUNCTION pg_temp.pp_make_places(seed float8, rows int)
@@ -161,6 +161,20 @@ CREATE TABLE pp_geog AS SELECT id, ST_SetSRID(ST_MakePoint(5 + x / 100, 45 + y /
 ALTER TABLE pp_geog ADD PRIMARY KEY (id);
 CREATE INDEX ON pp_geog USING gist (g);
 VACUUM ANALYZE pp_geog;
+\endif
+-- A small side (made here where missing): 300 of pp_places_b's rows as every key type (pp_geog's
+-- longitude and latitude for geography, a point cube in [0, 100)^3 drawn as pp_set's), for the
+-- joins of a small outer side against a large indexed table (q21-q25, q07).
+SELECT NOT EXISTS (SELECT FROM pg_class WHERE relname = 'pp_few' AND relkind = 'r')
+       AS make_few \gset
+\if :make_few
+SELECT setseed(0.6);
+CREATE TABLE pp_few AS
+  SELECT id, v, p, g, ST_SetSRID(ST_MakePoint(5 + x / 100, 45 + y / 100), 4326)::geography AS geog,
+         cube(ARRAY[random() * 100, random() * 100, random() * 100]) AS c
+  FROM pp_places_b WHERE id % greatest(:n / 300, 1) = 0 ORDER BY id LIMIT 300;
+ALTER TABLE pp_few ADD PRIMARY KEY (id);
+VACUUM ANALYZE pp_few;
 \endif
 
 -- pp_plan(query): the plan's text (EXPLAIN, COSTS OFF) with the session's settings.
@@ -313,6 +327,32 @@ DEALLOCATE ALL;
 \set qid q20
 \set title 'polygons x points: ST_DWithin(ST_Buffer(a.g, 0.5, 2), b.g, 1) (bounding boxes; GiST on b.g), count'
 \set q 'SELECT count(*) AS n FROM pp_places a JOIN pp_places_b b ON ST_DWithin(ST_Buffer(a.g, 0.5, 2), b.g, 1)'
+\ir planner_panel/query.sql
+
+-- A small outer side against a large indexed table, every key type (q07: buffered polygons).
+\set qid q21
+\set title 'small side: 300 points x n, ST_DWithin(a.g, b.g, 2) (GiST on b.g), count'
+\set q 'SELECT count(*) AS n FROM pp_few a JOIN pp_places b ON ST_DWithin(a.g, b.g, 2)'
+\ir planner_panel/query.sql
+
+\set qid q22
+\set title 'small side: 300 points x n, b.p <@ circle(a.p, 2) AND a.p <-> b.p <= 2 (GiST on b.p), count'
+\set q 'SELECT count(*) AS n FROM pp_few a JOIN pp_places b ON b.p <@ circle(a.p, 2) AND a.p <-> b.p <= 2'
+\ir planner_panel/query.sql
+
+\set qid q23
+\set title 'small side: 300 cubes x n, b.c <@ cube_enlarge(a.c, 1.5, 3) AND a.c <-> b.c <= 1.5 (GiST on b.c), count'
+\set q 'SELECT count(*) AS n FROM pp_few a JOIN pp_set b ON b.c <@ cube_enlarge(a.c, 1.5, 3) AND a.c <-> b.c <= 1.5'
+\ir planner_panel/query.sql
+
+\set qid q24
+\set title 'small side: 300 x n geography, ST_DWithin(a.geog, b.g, 1000) (GiST on b.g), count'
+\set q 'SELECT count(*) AS n FROM pp_few a JOIN pp_geog b ON ST_DWithin(a.geog, b.g, 1000)'
+\ir planner_panel/query.sql
+
+\set qid q25
+\set title 'small side: 300 x n float8[], a.v <-> b.v <= 2 (no index), count'
+\set q 'SELECT count(*) AS n FROM pp_few a JOIN pp_places b ON a.v <-> b.v <= 2'
 \ir planner_panel/query.sql
 
 RESET statement_timeout;

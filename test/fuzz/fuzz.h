@@ -86,6 +86,7 @@ class Db {
 
 struct Coverage {
   long long explained = 0, used = 0;
+  long long index_probed = 0;  // explained plans reading a side through its index (probes)
 };
 
 struct Stats {
@@ -97,6 +98,7 @@ struct Stats {
   // index: the index disagrees with its own operator (cube or PostGIS on infinite coordinates)
   long long index_disagreements = 0;
   long long explained = 0, used = 0;
+  long long index_probed = 0;  // explained plans reading a side through its index (probes)
   std::map<std::string, Coverage> by_form, by_shape;
   std::map<std::string, long long> compared_by_form;
 };

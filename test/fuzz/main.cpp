@@ -35,6 +35,18 @@ using namespace fuzz;
 
 namespace {
 
+// How a plain table side is read, per round, from a generator of its own (the rounds' tables and
+// queries stay those of the seed): auto (PostgreSQL's parallel workers, or serial), or the leader
+// with one or two parse threads (pg/scan/load/threaded_load.cpp), which the rounds' small tables
+// get only this way; and in half the rounds an indexed outer table read through its index
+// wherever the plan can (simjoin.index_probe_cost).
+std::string read_settings(uint64_t seed, int round_no) {
+  Rng load_rng(seed * 1000003 + static_cast<uint64_t>(round_no));
+  std::string sql = "SET simjoin.load_threads = " + std::to_string(load_rng.range(-1, 2)) + ";\n";
+  if (load_rng.chance(0.5)) sql += "SET simjoin.index_probe_cost = 0; SET simjoin.index_probe_row_cost = 0;\n";
+  return sql;
+}
+
 void usage() {
   std::cerr << "usage: simjoin_fuzz --seed S [--queries N] [--seconds T] [--device auto|cpu|gpu]\n"
                "                    [--tables-per-round K] [--queries-per-round M] [--no-explain]\n"
@@ -81,12 +93,7 @@ void print_queries(const Options& o) {
   long long n = 0;
   for (int round_no = 1; n < o.queries; ++round_no) {
     Round round = generate_round(rng, env, o.tables_per_round);
-    // How a plain table side is read, per round, from a generator of its own (the rounds' tables
-    // and queries stay those of the seed): auto (PostgreSQL's parallel workers, or serial), or
-    // the leader with one or two parse threads (pg/scan/load/threaded_load.cpp), which the
-    // rounds' small tables get only this way.
-    Rng load_rng(o.seed * 1000003 + static_cast<uint64_t>(round_no));
-    round.settings_sql += "SET simjoin.load_threads = " + std::to_string(load_rng.range(-1, 2)) + ";\n";
+    round.settings_sql += read_settings(o.seed, round_no);
     const int per_round = o.queries_per_round > 0 ? o.queries_per_round : static_cast<int>(rng.range(50, 200));
     std::cout << "-- round " << round_no << ": " << per_round << " queries, dim " << round.dim << ", spacing "
               << round.spacing << "\n";
@@ -208,12 +215,7 @@ int main(int argc, char** argv) {
   while (!done() && !stop) {
     ++round_no;
     Round round = generate_round(rng, env, o.tables_per_round);
-    // How a plain table side is read, per round, from a generator of its own (the rounds' tables
-    // and queries stay those of the seed): auto (PostgreSQL's parallel workers, or serial), or
-    // the leader with one or two parse threads (pg/scan/load/threaded_load.cpp), which the
-    // rounds' small tables get only this way.
-    Rng load_rng(o.seed * 1000003 + static_cast<uint64_t>(round_no));
-    round.settings_sql += "SET simjoin.load_threads = " + std::to_string(load_rng.range(-1, 2)) + ";\n";
+    round.settings_sql += read_settings(o.seed, round_no);
     const int per_round = o.queries_per_round > 0 ? o.queries_per_round : static_cast<int>(rng.range(50, 200));
     db.set_session(base_session);
     if (!db.alive() && !db.recover()) {
@@ -286,6 +288,7 @@ int main(int argc, char** argv) {
   if (o.end_sessions > 0)
     std::printf("fuzz: %lld sessions ended mid-query, %lld after their query had finished\n",
                 stats.sessions_ended, stats.sessions_after_query);
+  std::printf("fuzz: %lld explained plans read a side through its index\n", stats.index_probed);
   std::printf("fuzz: seed %llu, %lld queries, %lld differences, %lld crashes, %lld one-sided timeouts, "
               "custom scan used in %lld of %lld explained\n",
               static_cast<unsigned long long>(o.seed), stats.queries, stats.differences, stats.crashes,

@@ -400,6 +400,7 @@ bool check_query(Db& db, const Query& q, const Round& round, const Options& opts
                       plan.find("SimJoin Nearest Scan") != std::string::npos;
     ++stats->explained;
     stats->used += used;
+    stats->index_probed += plan.find("Outer Rows Read Through Index") != std::string::npos;
     ++stats->by_form[q.form].explained;
     stats->by_form[q.form].used += used;
     ++stats->by_shape[q.shape].explained;

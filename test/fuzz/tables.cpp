@@ -245,8 +245,8 @@ Table generate_table(Rng& rng, const Env& env, const Round& round, const std::st
     }
   }
   if (rng.chance(0.15)) s += "CREATE INDEX ON " + name + " (c1);\n";
-  if (t.has_cube && rng.chance(0.25)) s += "CREATE INDEX ON " + name + " USING gist (cb);\n";
-  if (t.has_geom && rng.chance(0.25)) s += "CREATE INDEX ON " + name + " USING gist (g);\n";
+  if (t.has_cube && rng.chance(0.5)) s += "CREATE INDEX ON " + name + " USING gist (cb);\n";
+  if (t.has_geom && rng.chance(0.5)) s += "CREATE INDEX ON " + name + " USING gist (g);\n";
   if (t.analyzed) s += "ANALYZE " + name + ";\n";
   return t;
 }

@@ -51,8 +51,9 @@ SELECT * FROM pg_temp.cs_compare(
 \i test/sql/include/postgis.sql
 \if :has_postgis
 -- Buffered centres against indexed points: every buffer is a polygon, joined by its box's
--- centre; priced as what it costs (every point read, each candidate rechecked by ST_DWithin
--- with ST_Buffer), PostgreSQL's index nested loop wins.
+-- centre. Priced in time against PostgreSQL's index nested loop (which computes ST_Buffer on each
+-- candidate), the custom scan reads the points through the same index (a probe per centre) and
+-- computes each buffer once; the two take about 3 ms each here.
 CREATE TABLE cc_pts AS SELECT i AS id, ST_MakePoint(random() * 100, random() * 100) AS g
   FROM generate_series(1, 20000) i;
 CREATE INDEX ON cc_pts USING gist (g);

@@ -12,6 +12,7 @@
 
 #include "pg/pg_guard.h"
 #include "pg/scan/aggregate/aggregate.h"
+#include "pg/scan/index_probe.h"
 #include "pg/scan/internal.h"
 #include "pg/scan/nearest_scan/nearest_scan.h"
 
@@ -91,6 +92,22 @@ void custom_scan_init() {
                            "LATERAL subquery (ORDER BY a distance to the outer row LIMIT k).",
                            nullptr, &enable_nearest_scan, true, PGC_USERSET, 0, nullptr, nullptr,
                            nullptr);
+  DefineCustomBoolVariable("simjoin.enable_index_probe",
+                           "Lets the SimilarityJoin read its outer side through an index of the "
+                           "outer table, one index scan per inner row, where that is cheaper than "
+                           "reading the table whole.",
+                           nullptr, &enable_index_probe, true, PGC_USERSET, 0, nullptr, nullptr,
+                           nullptr);
+  DefineCustomRealVariable("simjoin.index_probe_cost",
+                           "Planner's cost of one index scan of the outer table per inner row "
+                           "(simjoin.enable_index_probe).",
+                           nullptr, &index_probe_cost, 1.0, 0.0, 1e10, PGC_USERSET, 0, nullptr,
+                           nullptr, nullptr);
+  DefineCustomRealVariable("simjoin.index_probe_row_cost",
+                           "Planner's cost of fetching one outer row an index scan returns "
+                           "(simjoin.enable_index_probe), beside reading its vector.",
+                           nullptr, &index_probe_row_cost, 0.1, 0.0, 1e10, PGC_USERSET, 0,
+                           nullptr, nullptr, nullptr);
   DefineCustomRealVariable("simjoin.customscan_startup_cost",
                            "Planner's fixed cost of starting a SimilarityJoin custom scan.",
                            nullptr, &startup_cost_setting, 100.0, 0.0, 1e10, PGC_USERSET, 0,

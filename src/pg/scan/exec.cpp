@@ -1,6 +1,7 @@
 // The SimilarityJoin custom scan's executor callbacks: both children read first, the engine's
 // pairs streamed into scan tuples (the design below; its parts, one file each, in state.h).
 #include "pg/scan/form_state.h"
+#include "pg/scan/index_probe.h"
 #include "pg/scan/plan_info.h"
 
 #include "pg/pg_guard.h"
@@ -256,6 +257,7 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   st->eps_is_float4 = exprType(reinterpret_cast<Node*>(eps)) == FLOAT4OID;
   st->eps_expr = ExecInitExpr(eps, &node->ss.ps);
   begin_form_state(st);
+  begin_index_probe(st, st->plan->probe);
   begin_row_naming(st, cscan);
   st->key_cxt = CreateExprContext(estate);
   st->outer_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(st->outer_ps),

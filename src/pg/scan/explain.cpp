@@ -1,6 +1,7 @@
 // The SimilarityJoin custom scan in EXPLAIN: the join's clauses with their sides, the distance
 // form and eps, and under ANALYZE the engine's runs and the sides' storage.
 #include "pg/scan/form_state.h"
+#include "pg/scan/index_probe.h"
 #include "pg/scan/plan_info.h"
 
 #include "pg/dispatch/dispatch.h"
@@ -98,6 +99,7 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
                             ? "two nearest inner rows per outer row (a key clause rejects one)"
                             : "nearest inner row per outer row",
                         es);
+  explain_index_probe(st, es);
   // The device setting is machine-specific (gpu on a GPU machine's test run): a detail.
   if (explain_details_setting) ExplainPropertyText("Device", device_name(), es);
   // The algorithm asked for (simjoin.algorithm when the scan starts); what auto chose and the

@@ -154,6 +154,15 @@ double certain_recheck_share(const FormInfo& form);
 
 // Whether an expression is a column of this query level declared NOT NULL (pg/scan/match.cpp).
 bool is_not_null_column(PlannerInfo* root, Node* expr);
+// An expression without the binary-compatible casts (RelabelType) around it.
+inline Node* without_relabel(Node* node) {
+  while (node && IsA(node, RelabelType))
+    node = reinterpret_cast<Node*>(castNode(RelabelType, node)->arg);
+  return node;
+}
+// Whether an expression reads a parameter, a subplan or a placeholder, which stay where
+// PostgreSQL's plan evaluates them (pg/scan/plan.cpp; an expression tree walker).
+bool reads_params_or_subplans(Node* node, void*);
 
 // A self-join's key order clause (pg/scan/match.h: match_key_order): none, one under which
 // at most one orientation of a pair holds (a.k < b.k, a.k > b.k), or one under which both may

@@ -12,6 +12,7 @@
 // of each candidate then reads the stored key instead of computing it again; the value is
 // stored, and spilled past the side's memory, with the rest of the row.
 #include "pg/pg_guard.h"
+#include "pg/scan/index_probe.h"
 #include "pg/scan/plan_info.h"
 
 extern "C" {
@@ -32,20 +33,21 @@ extern "C" {
 
 namespace simjoin::pg::cs {
 
-namespace {
-
-// ---- a computed key stored as a column ---------------------------------------------------
-
 // A parameter, a subplan or a placeholder: left where PostgreSQL's plan evaluates it.
-bool not_movable(Node* node, void*) {
+bool reads_params_or_subplans(Node* node, void*) {
   if (node == nullptr) return false;
   if (IsA(node, Param) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) ||
       IsA(node, SubLink) || IsA(node, PlaceHolderVar))
     return true;
   using Walker = bool (*)();
   return expression_tree_walker(
-      node, reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(not_movable)), nullptr);
+      node, reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(reads_params_or_subplans)),
+      nullptr);
 }
+
+namespace {
+
+// ---- a computed key stored as a column ---------------------------------------------------
 
 // Whether the key is stored as a column: a computed key (a PostGIS geometry key that is not a
 // plain column, not volatile, reading no parameter) of a plan whose clauses are rechecked on
@@ -57,9 +59,9 @@ bool key_stored_as_column(Expr* key, KeyKind kind, bool exact) {
   // the planner put them (left as they were).
   if (exact || kind != KEY_GEOMETRY) return false;
   Node* node = reinterpret_cast<Node*>(key);
-  while (IsA(node, RelabelType))
-    node = reinterpret_cast<Node*>(reinterpret_cast<RelabelType*>(node)->arg);
-  return !IsA(node, Var) && !contain_volatile_functions(node) && !not_movable(node, nullptr);
+  node = without_relabel(node);
+  return !IsA(node, Var) && !contain_volatile_functions(node) &&
+         !reads_params_or_subplans(node, nullptr);
 }
 
 // The child with the key as an extra column of its target list (unless it has it), priced.
@@ -278,6 +280,12 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   plan.parallel_ok = root->glob->parallelModeOK;
   plan.rows[0] = row_identity(root, outer_plan);
   plan.rows[1] = row_identity(root, inner_plan);
+  // The outer side read through an index: in place of its SeqScan child, the probe keys' values
+  // computed from the inner child's columns.
+  plan.probe = path.probe;
+  if (OidIsValid(plan.probe.index) &&
+      (!IsA(outer_plan, SeqScan) || !probe_values_in_tlist(plan.probe, inner_plan->targetlist)))
+    plan.probe = IndexProbe{InvalidOid, 0, nullptr};
   plan.n_scale = list_length(m.scale);
   plan.scale = static_cast<PlanScaleStep*>(palloc0(sizeof(PlanScaleStep) * Max(plan.n_scale, 1)));
   int k = 0;

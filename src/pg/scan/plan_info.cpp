@@ -23,6 +23,7 @@ enum PathIndex {
   PATH_EPS,
   PATH_CLAUSE,
   PATH_SCALE,  // Match::scale (its steps: scale_step_op, scale_step_factor)
+  PATH_PROBE,  // IndexProbe: the index, then per key its numbers and value (probe_list)
   PATH_KIND,
   PATH_METRIC,
   PATH_COSINE,
@@ -58,12 +59,15 @@ enum PrivateIndex {
   PRIV_JOIN_TYPE,
   PRIV_OUTPUT_MODE,
   PRIV_PARALLEL_OK,
+  PRIV_PROBE_INDEX,
+  PRIV_PROBE_COUNT,
   PRIV_OUTER_TABLE,  // then the outer side's id_attno, id_position, and the same of the inner
   PRIV_INNER_TABLE = PRIV_OUTER_TABLE + 3,
   PRIV_COUNT = PRIV_INNER_TABLE + 3
 };
+// (Then per index probe key its attno, strategy, subtype, function and collation.)
 // The plan's custom_exprs: these, then per box clause its r and n, then per operation on the
-// distance its factor.
+// distance its factor, then per index probe key its value.
 enum ExprIndex { EXPR_OUTER_KEY = 0, EXPR_INNER_KEY, EXPR_EPS, EXPR_QUAL, EXPR_OTHER_QUAL, EXPR_COUNT };
 
 int int_at(List* list, int index) { return intVal(list_nth(list, index)); }
@@ -76,12 +80,45 @@ List* append_ints(List* list, std::initializer_list<int> values) {
   return list;
 }
 
+constexpr int kProbeKeyInts = 5;
+
+// A probe key's numbers appended, and read back from position `at` with its value.
+List* append_probe_key(List* list, const ProbeKey& key) {
+  return append_ints(list, {key.attno, key.strategy, static_cast<int>(key.subtype),
+                            static_cast<int>(key.function), static_cast<int>(key.collation)});
+}
+ProbeKey probe_key_at(List* list, int at, Expr* value) {
+  return ProbeKey{int_at(list, at), int_at(list, at + 1), static_cast<Oid>(int_at(list, at + 2)),
+                  static_cast<Oid>(int_at(list, at + 3)), static_cast<Oid>(int_at(list, at + 4)),
+                  value};
+}
+
+// An IndexProbe as a node list: the index, then per key its numbers and its value.
+List* probe_list(const IndexProbe& probe) {
+  List* list = list_make1(makeInteger(static_cast<int>(probe.index)));
+  for (int k = 0; k < probe.n_keys; ++k)
+    list = lappend(append_probe_key(list, probe.keys[k]), probe.keys[k].value);
+  return list;
+}
+
+IndexProbe probe_of_list(List* list) {
+  IndexProbe probe{static_cast<Oid>(int_at(list, 0)), 0, nullptr};
+  probe.n_keys = (list_length(list) - 1) / (kProbeKeyInts + 1);
+  probe.keys = static_cast<ProbeKey*>(palloc0(sizeof(ProbeKey) * Max(probe.n_keys, 1)));
+  for (int k = 0; k < probe.n_keys; ++k) {
+    const int first = 1 + (kProbeKeyInts + 1) * k;
+    probe.keys[k] = probe_key_at(list, first, expr_at(list, first + kProbeKeyInts));
+  }
+  return probe;
+}
+
 }  // namespace
 
 List* form_path_private(const JoinPathInfo& info) {
   const Match& m = info.match;
   List* priv = list_make5(info.restrictlist, m.outer_key, m.inner_key, m.eps, m.clause);
   priv = lappend(priv, m.scale);
+  priv = lappend(priv, probe_list(info.probe));
   priv = append_ints(priv, {m.form.kind, static_cast<int>(m.form.metric), m.form.cosine,
                             m.form.dwithin, m.form.float32, m.strict, m.radius_side, info.exact,
                             info.key_order, info.jointype, info.output_mode});
@@ -102,6 +139,7 @@ JoinPathInfo deform_path_private(const CustomPath* path) {
   m.eps = expr_at(priv, PATH_EPS);
   m.clause = expr_at(priv, PATH_CLAUSE);
   m.scale = static_cast<List*>(list_nth(priv, PATH_SCALE));
+  info.probe = probe_of_list(static_cast<List*>(list_nth(priv, PATH_PROBE)));
   m.form.kind = static_cast<KeyKind>(int_at(priv, PATH_KIND));
   m.form.metric = static_cast<Metric>(int_at(priv, PATH_METRIC));
   m.form.cosine = int_at(priv, PATH_COSINE) != 0;
@@ -129,7 +167,8 @@ void form_plan_private(const JoinPlanInfo& info, CustomScan* cscan) {
       NIL, {info.form.kind, static_cast<int>(info.form.metric), info.form.cosine,
             info.form.dwithin, info.form.float32, info.outer_columns, info.distance_qual,
             info.strict, info.same_scan, info.inner_rereadable, info.n_boxes, info.radius_side,
-            info.n_scale, info.key_order, info.jointype, info.output_mode, info.parallel_ok});
+            info.n_scale, info.key_order, info.jointype, info.output_mode, info.parallel_ok,
+            static_cast<int>(info.probe.index), info.probe.n_keys});
   for (const RowIdentity& rows : info.rows)
     priv = append_ints(priv, {static_cast<int>(rows.table), rows.id_attno, rows.id_position});
   List* exprs = list_make5(copy_expr(info.outer_key), copy_expr(info.inner_key),
@@ -141,6 +180,10 @@ void form_plan_private(const JoinPlanInfo& info, CustomScan* cscan) {
   for (int k = 0; k < info.n_scale; ++k) {
     priv = append_ints(priv, {static_cast<int>(info.scale[k].op)});
     exprs = lappend(exprs, copy_expr(info.scale[k].factor));
+  }
+  for (int k = 0; k < info.probe.n_keys; ++k) {
+    priv = append_probe_key(priv, info.probe.keys[k]);
+    exprs = lappend(exprs, copy_expr(info.probe.keys[k].value));
   }
   cscan->custom_private = priv;
   cscan->custom_exprs = exprs;
@@ -189,6 +232,15 @@ JoinPlanInfo* deform_plan_private(const CustomScan* cscan) {
   for (int k = 0; k < info->n_scale; ++k)
     info->scale[k] = PlanScaleStep{static_cast<ScaleOp>(int_at(priv, first_op + k)),
                                    expr_at(exprs, first_factor + k)};
+  IndexProbe& probe = info->probe;
+  probe.index = static_cast<Oid>(int_at(priv, PRIV_PROBE_INDEX));
+  probe.n_keys = int_at(priv, PRIV_PROBE_COUNT);
+  probe.keys = static_cast<ProbeKey*>(palloc0(sizeof(ProbeKey) * Max(probe.n_keys, 1)));
+  const int first_key = first_op + info->n_scale;
+  const int first_value = first_factor + info->n_scale;
+  for (int k = 0; k < probe.n_keys; ++k)
+    probe.keys[k] =
+        probe_key_at(priv, first_key + kProbeKeyInts * k, expr_at(exprs, first_value + k));
   return info;
 }
 

@@ -8,6 +8,24 @@
 
 namespace simjoin::pg::cs {
 
+// The outer side read through an index of its table (pg/scan/index_probe.cpp): one index scan
+// per inner row, its keys' values computed from that row, instead of a full read. The keys are
+// conditions PostgreSQL derived from the join's clauses for a nested loop's inner index scan:
+// every outer row of a pair satisfies them.
+struct ProbeKey {
+  int attno;     // the index column
+  int strategy;  // the operator's strategy in the column's operator family
+  Oid subtype;   // the operator's right-hand type
+  Oid function;  // the operator's function
+  Oid collation;
+  Expr* value;   // over the inner row's columns
+};
+struct IndexProbe {
+  Oid index;  // InvalidOid: no probe, the outer side is read whole
+  int n_keys;
+  ProbeKey* keys;
+};
+
 // ---- the path (CustomPath::custom_private) ---------------------------------------------------
 struct JoinPathInfo {
   List* restrictlist;       // the join's clauses (RestrictInfos)
@@ -18,6 +36,7 @@ struct JoinPathInfo {
   KeyOrder key_order;       // a self-join's key order clause (applies to a shared scan)
   JoinType jointype;        // JOIN_INNER, JOIN_LEFT, JOIN_SEMI or JOIN_ANTI
   OutputMode output_mode;   // grouped by outer row (pg/scan/ordered.cpp, nearest_path.cpp)
+  IndexProbe probe;         // the outer side read through an index (an unordered inner or semi-join)
 };
 List* form_path_private(const JoinPathInfo& info);
 JoinPathInfo deform_path_private(const CustomPath* path);
@@ -69,6 +88,7 @@ struct JoinPlanInfo {
   PlanBox* boxes;
   int n_scale;
   PlanScaleStep* scale;
+  IndexProbe probe;  // the outer side read through an index (index.index valid)
 };
 // Sets cscan's custom_private and custom_exprs (the expressions, which setrefs fixes up).
 void form_plan_private(const JoinPlanInfo& info, CustomScan* cscan);

@@ -120,6 +120,8 @@ struct SimJoinState {
   bool parallel_load_ok;   // the plan allows parallel workers (the planner's parallelModeOK)
   bool parallel_load_failed;  // a parallel load met a row it leaves to load_side: not tried again
   bool outer_shared;    // this scan's outer side is that copy (EXPLAIN)
+  // The outer side read through an index of its table (pg/scan/load/probe_load.cpp), or nullptr.
+  struct ProbeState* probe;
   bool points_shared;   // the points are built in shared memory for the GPU service (begin)
   MemoryContext points_mcxt;  // the sides' points (grow_join_points), outliving arrays_mcxt
   int distance_qual;    // its position in the plan's qual when the engine is exact, else -1
@@ -220,6 +222,9 @@ void reset_side(Side* side);
 
 // ---- pg/scan/load/serial_load.cpp ---------------------------------------------------------------------
 bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild);
+// One child row loaded into a side (false: a values_only inner side met a wild row).
+bool load_row(SimJoinState* st, Side* side, TupleTableSlot* slot, ExprState* key,
+              bool force_wild);
 // The pieces of a row without a tuple: room for row side->n's needed columns (values_only), the
 // row counted with no tuple kept, and a point appended to a side (true when the arrays grew).
 void reserve_row_values(SimJoinState* st, Side* side, size_t rows);  // room for `rows` rows' values

@@ -3,6 +3,7 @@
 // the columns an engine pair needs (a values_only side), and the outer side of a self-join over
 // the same scan shared with the inner side instead of read again.
 #include "pg/scan/form_state.h"
+#include "pg/scan/index_probe.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -151,44 +152,60 @@ bool append_point(SimJoinState* st, Side* side, uint32 row, const double* coords
   return grown;
 }
 
-// Reads a child completely. force_wild (the outer side when every pair goes to the recheck):
-// every row with a key is wild, and not counted as such. Returns false, the side incomplete,
-// when a values_only inner side meets a wild row (its tuples are needed: load_inner).
+// One row of a child loaded: its key evaluated and classified, its tuple or needed columns
+// stored, its point or wild row noted (and, where the outer side is read through an index, an
+// inner row's probe values). Returns false when a values_only inner side meets a wild row.
+bool load_row(SimJoinState* st, Side* side, TupleTableSlot* slot, ExprState* key,
+              bool force_wild) {
+  KeyExtent extent;
+  const bool outer = side == &st->outer;
+  push_error_rows(st, outer ? slot : nullptr, outer ? nullptr : slot);
+  int status = evaluate_key(st, key, slot, &extent);
+  if (status != kNullKey) status = radius_row_status(st, side, slot, status);
+  if (status != kNullKey && !outer && st->probe) note_probe_values(st, slot);
+  pop_error_rows(st);
+  if (status == kNullKey) {  // never satisfies a strict distance (nor a NULL radius)
+    if (outer && emits_unmatched(st)) store_tuple(st, side, slot);  // emitted alone
+    return true;
+  }
+  const uint32 row = side->n;
+  if (force_wild) status = KEY_WILD;
+  if (status == KEY_WILD && side->values_only && !outer) return false;
+  if (side->values_only)
+    store_row_values(st, side, slot, status == KEY_WILD);
+  else
+    store_tuple(st, side, slot);
+  if (status == KEY_OK) {
+    const uint32 point = side->n_points;
+    const bool grown = append_point(st, side, row, st->key_buffer);
+    if (extent.is_box || side->boxes) note_key_extent(st, side, point, extent, grown);
+  } else if (status == KEY_WILD) {
+    ensure_capacity(st->arrays_mcxt, &side->wild, &side->wild_cap, side->n_wild + 1);
+    side->wild[side->n_wild++] = row;
+    if (!force_wild) st->wild_rows++;
+  }
+  return true;
+}
+
+// Reads a child completely (the outer side through an index where the plan says so:
+// probe_load_side). force_wild (the outer side when every pair goes to the recheck): every row
+// with a key is wild, and not counted as such. Returns false, the side incomplete, when a
+// values_only inner side meets a wild row (its tuples are needed: load_inner).
 bool load_side(SimJoinState* st, Side* side, PlanState* child, ExprState* key, bool force_wild) {
   side->values_only = values_only_side(st, side, child, force_wild);
   side->load_workers_planned = side->load_workers_launched = side->load_threads = 0;
   side->load_leader_rows = 0;
-  if (side->values_only && !force_wild && parallel_load_side(st, side, child, key)) return true;
+  if (side == &st->inner) reset_probe_values(st);
+  // (The inner side's probe values are computed row by row here, not by the parallel readers.)
+  if (side->values_only && !force_wild && !st->probe && parallel_load_side(st, side, child, key))
+    return true;
   if (reads_radius(st, side)) st->form_state->max_radius = -HUGE_VAL;
-  KeyExtent extent;
-  for (;;) {
-    TupleTableSlot* slot = ExecProcNode(child);
-    if (TupIsNull(slot)) break;
-    CHECK_FOR_INTERRUPTS();
-    const bool outer = side == &st->outer;
-    push_error_rows(st, outer ? slot : nullptr, outer ? nullptr : slot);
-    int status = evaluate_key(st, key, slot, &extent);
-    if (status != kNullKey) status = radius_row_status(st, side, slot, status);
-    pop_error_rows(st);
-    if (status == kNullKey) {  // never satisfies a strict distance (nor a NULL radius)
-      if (side == &st->outer && emits_unmatched(st)) store_tuple(st, side, slot);  // emitted alone
-      continue;
-    }
-    const uint32 row = side->n;
-    if (force_wild) status = KEY_WILD;
-    if (status == KEY_WILD && side->values_only && side == &st->inner) return false;
-    if (side->values_only)
-      store_row_values(st, side, slot, status == KEY_WILD);
-    else
-      store_tuple(st, side, slot);
-    if (status == KEY_OK) {
-      const uint32 point = side->n_points;
-      const bool grown = append_point(st, side, row, st->key_buffer);
-      if (extent.is_box || side->boxes) note_key_extent(st, side, point, extent, grown);
-    } else if (status == KEY_WILD) {
-      ensure_capacity(st->arrays_mcxt, &side->wild, &side->wild_cap, side->n_wild + 1);
-      side->wild[side->n_wild++] = row;
-      if (!force_wild) st->wild_rows++;
+  if (side != &st->outer || !st->probe || !probe_load_side(st, side, child, key, force_wild)) {
+    for (;;) {
+      TupleTableSlot* slot = ExecProcNode(child);
+      if (TupIsNull(slot)) break;
+      CHECK_FOR_INTERRUPTS();
+      if (!load_row(st, side, slot, key, force_wild)) return false;
     }
   }
   side->loaded = true;

@@ -36,37 +36,10 @@ CREATE INDEX ON ac_places USING gist (c);
 VACUUM ANALYZE ac_places;
 SELECT count(*) AS places, :eps AS eps_km FROM ac_places;
 
-\set by_cube 'SELECT a.id, count(*) AS c, max(a.c <-> b.c) AS m FROM ac_places a JOIN ac_places b ON cube_enlarge(a.c, ' :eps ', 3) @> b.c AND a.c <-> b.c <= ' :eps ' GROUP BY a.id'
+\set by_form 'SELECT a.id, count(*) AS c, max(a.c <-> b.c) AS m FROM ac_places a JOIN ac_places b ON cube_enlarge(a.c, ' :eps ', 3) @> b.c AND a.c <-> b.c <= ' :eps ' GROUP BY a.id'
 \set by_array 'SELECT a.id, count(*) AS c, max(a.v <-> b.v) AS m FROM ac_places a JOIN ac_places b ON a.v <-> b.v <= ' :eps ' GROUP BY a.id'
 \set wrap 'SELECT count(*) AS groups, sum(c) AS pairs, round(sum(m)::numeric, 3) AS sum_max FROM'
 
-\echo '== engine, cube:' :by_cube
-EXPLAIN (COSTS OFF) :by_cube;
-\timing on
-:wrap (:by_cube) s;
-:wrap (:by_cube) s;
-:wrap (:by_cube) s;
-\timing off
-\echo '== engine, float8[]:' :by_array
-EXPLAIN (COSTS OFF) :by_array;
-\timing on
-:wrap (:by_array) s;
-:wrap (:by_array) s;
-:wrap (:by_array) s;
-\timing off
-\echo '== cube, the pairs aggregated by PostgreSQL (simjoin.enable_aggregates = off)'
-SET simjoin.enable_aggregates = off;
-EXPLAIN (COSTS OFF) :by_cube;
-\timing on
-:wrap (:by_cube) s;
-:wrap (:by_cube) s;
-\timing off
-RESET simjoin.enable_aggregates;
-\echo '== PostgreSQL''s plan (simjoin.enable_customscan = off)'
-SET simjoin.enable_customscan = off;
-EXPLAIN (COSTS OFF) :by_cube;
-\timing on
-:wrap (:by_cube) s;
-\timing off
-RESET simjoin.enable_customscan;
+\set form cube
+\ir include/aggregates_runs.sql
 DROP TABLE ac_places;

@@ -175,6 +175,26 @@ TEST(ArithmeticProbe, WithinAcceptsTheSameDistanceAndCatchesOthers) {
   EXPECT_FALSE(within_agrees(Metric::Euclidean, 0, sqrt_within, nullptr));
 }
 
+// ST_Distance-style values of 2-D points: PostGIS's formulation agrees at dimension 2; hypot, a
+// fused sum, another summation order do not; dimension 0 is refused.
+double sqrt_distance(const double* a, const double* b, std::size_t, void*) {
+  const double h = b[0] - a[0], v = b[1] - a[1];
+  return std::sqrt(h * h + v * v);
+}
+double hypot_distance(const double* a, const double* b, std::size_t, void*) {
+  return std::hypot(b[0] - a[0], b[1] - a[1]);
+}
+
+TEST(ArithmeticProbe, DistanceAtOneDimensionAcceptsTheSameAndCatchesOthers) {
+  EXPECT_TRUE(distance_agrees_at(Metric::Euclidean, 2, sqrt_distance, nullptr));
+  EXPECT_TRUE(distance_agrees_at(Metric::Euclidean, 2, cube_euclidean, nullptr));
+  EXPECT_FALSE(distance_agrees_at(Metric::Euclidean, 2, hypot_distance, nullptr));
+  EXPECT_FALSE(distance_agrees_at(Metric::Euclidean, 2, fused_euclidean, nullptr));
+  EXPECT_FALSE(distance_agrees_at(Metric::Euclidean, 3, reversed_euclidean, nullptr));
+  EXPECT_FALSE(distance_agrees_at(Metric::Manhattan, 2, sqrt_distance, nullptr));
+  EXPECT_FALSE(distance_agrees_at(Metric::Euclidean, 0, sqrt_distance, nullptr));
+}
+
 // A foreign callback's exception leaves the probe (the PostgreSQL glue turns errors into them).
 double throwing_distance(const double*, const double*, std::size_t, void*) {
   throw std::runtime_error("foreign failure");

@@ -311,7 +311,9 @@ DROP EXTENSION cube;  -- as the other tests expect to find the database
 \endif
 
 -- PostGIS: ST_DWithin on points is decided by the engine exactly where the installed PostGIS
--- passes the arithmetic probe: counts per group; its distance functions are no min / max here
+-- passes the arithmetic probe, and ST_Distance of two points is the engine's distance where it
+-- passes its own: counts, min and max per group and in all; a polygon among the points is a wild
+-- row, its pairs' distances PostGIS's
 \i test/sql/include/postgis.sql
 \if :has_postgis
 CREATE TABLE agg_geo AS SELECT id, g, CASE WHEN v IS NULL THEN NULL
@@ -321,8 +323,17 @@ SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*) FROM agg_geo a JOIN agg_
   ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g');
 SELECT * FROM pg_temp.agg_compare('SELECT count(*) FROM agg_geo a JOIN agg_geo b
   ON ST_DWithin(a.pt, b.pt, 1)');
-SELECT pg_temp.agg_planned('SELECT a.g, min(ST_Distance(a.pt, b.pt)) FROM agg_geo a JOIN agg_geo b
-  ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g') AS postgis_min_distance,
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(ST_Distance(a.pt, b.pt)),
+  max(ST_Distance(a.pt, b.pt)) FROM agg_geo a JOIN agg_geo b ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g');
+SELECT * FROM pg_temp.agg_compare('SELECT count(*), max(ST_Distance(a.pt, b.pt)) FROM agg_geo a
+  JOIN agg_geo b ON ST_DWithin(a.pt, b.pt, 1.5)');
+INSERT INTO agg_geo VALUES (9001, 1, ST_Buffer(ST_MakePoint(5, 5), 1.5));
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, min(ST_Distance(a.pt, b.pt)), count(*),
+  max(ST_Distance(a.pt, b.pt)) FROM agg_geo a JOIN agg_geo b ON ST_DWithin(a.pt, b.pt, 1) GROUP BY a.g');
+DELETE FROM agg_geo WHERE id = 9001;
+-- the arguments the other way round, and geography (rechecked): PostgreSQL's aggregates
+SELECT pg_temp.agg_planned('SELECT a.g, min(ST_Distance(b.pt, a.pt)) FROM agg_geo a JOIN agg_geo b
+  ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g') AS swapped,
        pg_temp.agg_planned('SELECT count(*) FROM agg_geo a JOIN agg_geo b
   ON ST_DWithin(a.pt::geography, b.pt::geography, 2)') AS geography_rechecked;
 -- where the engine cannot help (a few outer rows, PostGIS's GiST index), PostgreSQL's plan wins

@@ -95,6 +95,18 @@ bool distance_agrees(Metric metric, ForeignDistance foreign, void* context) {
   return true;
 }
 
+bool distance_agrees_at(Metric metric, std::size_t dim, ForeignDistance foreign, void* context) {
+  double a[kProbeMaxDim], b[kProbeMaxDim];
+  ProbeRandom rng{0xd157u + static_cast<std::uint64_t>(metric)};
+  if (dim == 0 || dim > kProbeMaxDim) return false;
+  const int cases = kCasesPerDim * static_cast<int>(sizeof kProbeDims / sizeof kProbeDims[0]);
+  for (int c = 0; c < cases; ++c) {
+    distance_case(rng, dim, a, b);
+    if (!same_bits(foreign(a, b, dim, context), exact_distance(a, b, dim, metric))) return false;
+  }
+  return true;
+}
+
 bool within_agrees(Metric metric, std::size_t dim, ForeignWithin foreign, void* context) {
   double a[kProbeMaxDim], b[kProbeMaxDim];
   ProbeRandom rng{0x3171u + static_cast<std::uint64_t>(metric)};

@@ -35,6 +35,8 @@ using ForeignWithin = bool (*)(const double* a, const double* b, std::size_t dim
 
 // Whether foreign returns exact_distance(a, b, dim, metric) bit for bit on every probe input.
 bool distance_agrees(Metric metric, ForeignDistance foreign, void* context);
+// The same on probe inputs of one dimension only (PostGIS's ST_Distance on 2-D points), as many.
+bool distance_agrees_at(Metric metric, std::size_t dim, ForeignDistance foreign, void* context);
 // Whether foreign decides  dist(a, b) <= eps  as exact_distance does on every probe input of
 // dimension dim, at eps = the distance itself (true) and the next double below it (false): where
 // it does, its distance is simjoin's on those inputs.

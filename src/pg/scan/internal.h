@@ -152,6 +152,10 @@ bool has_certain_bound(int kind, Expr* clause, List* scale, int radius_side);
 double certain_bound(const FormInfo& form, double eps, const KeyRef& ref);
 double certain_recheck_share(const FormInfo& form);
 
+// PostGIS's ST_Distance(geometry, geometry) where it computes simjoin's Euclidean distance of
+// two 2-D points bit for bit (its arithmetic probe, run once per session), else InvalidOid
+// (pg/scan/keys/forms.cpp). Inside cpp_guard.
+Oid exact_postgis_distance();
 // Whether an expression is a column of this query level declared NOT NULL (pg/scan/match.cpp).
 bool is_not_null_column(PlannerInfo* root, Node* expr);
 // An expression without the binary-compatible casts (RelabelType) around it.

@@ -59,6 +59,7 @@ CubeFunctions cube_functions;
 PostgisFunctions postgis_functions;
 ProbeResult cube_probe;
 ProbeResult postgis_probe;
+ProbeResult postgis_distance_probe;
 
 void add_form(Oid funcid, KeyKind kind, Metric metric, bool cosine = false, bool dwithin = false,
               bool float32 = false) {
@@ -125,8 +126,9 @@ void build_forms() {
     cube_functions = CubeFunctions{{InvalidOid, InvalidOid, InvalidOid}, InvalidOid, InvalidOid,
                                    InvalidOid};
     cube_probe.forget();
-    postgis_functions = PostgisFunctions{InvalidOid, InvalidOid};
+    postgis_functions = PostgisFunctions{InvalidOid, InvalidOid, InvalidOid};
     postgis_probe.forget();
+    postgis_distance_probe.forget();
     set_geography_functions(InvalidOid, InvalidOid);
     // simjoin's own operators and functions on real[] and float8[].
     Oid nsp = extension_schema("simjoin");
@@ -198,8 +200,8 @@ void build_forms() {
         // ST_Distance(a, b) <= d and a <-> b <= d: the engine finds candidates within a widened
         // bound and PostGIS's own function decides every pair (engine_is_exact).
         const Oid pair_args[2] = {geom, geom};
-        add_form(function_oid(nspname, "st_distance", 2, pair_args), KEY_GEOMETRY,
-                 Metric::Euclidean);
+        postgis_functions.distance = function_oid(nspname, "st_distance", 2, pair_args);
+        add_form(postgis_functions.distance, KEY_GEOMETRY, Metric::Euclidean);
         add_form(operator_function(nspname, "<->", geom, geom), KEY_GEOMETRY, Metric::Euclidean);
       }
       // Geography: ST_DWithin(g, g, d[, use_spheroid]), ST_Distance(g, g[, use_spheroid]) <= d
@@ -279,6 +281,13 @@ bool engine_is_exact(const FormInfo& form) {
   // The probe shows ST_DWithin's arithmetic only: ST_Distance and <-> are rechecked on every pair.
   return form.dwithin &&
          postgis_probe.matches([] { return postgis_dwithin_matches(postgis_functions); });
+}
+
+Oid exact_postgis_distance() {
+  if (!forms_valid) build_forms();
+  return postgis_distance_probe.matches([] { return postgis_distance_matches(postgis_functions); })
+             ? postgis_functions.distance
+             : InvalidOid;
 }
 
 CubeBoxRole cube_box_role(Oid funcid) {

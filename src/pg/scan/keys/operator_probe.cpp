@@ -63,40 +63,68 @@ bool cube_box_call(const double* a, const double* b, std::size_t dim, double r, 
 
 struct DwithinCalls {
   FmgrInfo make_point;
-  FmgrInfo dwithin;
+  FmgrInfo dwithin;  // (or st_distance: distance_call)
   MemoryContext scratch;
 };
 
-bool dwithin_call(const double* a, const double* b, std::size_t, double eps, void* context) {
-  DwithinCalls* calls = static_cast<DwithinCalls*>(context);
+// Two PostGIS points made from a and b, given to `use`, in the scratch context (reset after).
+template <typename Use>
+auto with_points(DwithinCalls* calls, const double* a, const double* b, Use use) {
   return pg_call([&] {
     MemoryContext old = MemoryContextSwitchTo(calls->scratch);
     const Datum p = FunctionCall2Coll(&calls->make_point, InvalidOid, Float8GetDatum(a[0]),
                                       Float8GetDatum(a[1]));
     const Datum q = FunctionCall2Coll(&calls->make_point, InvalidOid, Float8GetDatum(b[0]),
                                       Float8GetDatum(b[1]));
-    const bool within =
-        DatumGetBool(FunctionCall3Coll(&calls->dwithin, InvalidOid, p, q, Float8GetDatum(eps)));
+    const auto result = use(p, q);
     MemoryContextSwitchTo(old);
     MemoryContextReset(calls->scratch);
-    return within;
+    return result;
   });
+}
+
+bool dwithin_call(const double* a, const double* b, std::size_t, double eps, void* context) {
+  DwithinCalls* calls = static_cast<DwithinCalls*>(context);
+  return with_points(calls, a, b, [&](Datum p, Datum q) {
+    return DatumGetBool(FunctionCall3Coll(&calls->dwithin, InvalidOid, p, q, Float8GetDatum(eps)));
+  });
+}
+
+double distance_call(const double* a, const double* b, std::size_t, void* context) {
+  DwithinCalls* calls = static_cast<DwithinCalls*>(context);
+  return with_points(calls, a, b, [&](Datum p, Datum q) {
+    return DatumGetFloat8(FunctionCall2Coll(&calls->dwithin, InvalidOid, p, q));
+  });
+}
+
+// Runs `probe` on PostGIS's st_makepoint and `function`, in a scratch context of its own.
+template <typename Probe>
+bool postgis_probe(Oid make_point, Oid function, Probe probe) {
+  if (!OidIsValid(make_point) || !OidIsValid(function)) return false;
+  DwithinCalls calls;
+  pg_call([&] {
+    calls.scratch = AllocSetContextCreate(CurrentMemoryContext, "simjoin postgis probe",
+                                          ALLOCSET_SMALL_SIZES);
+    fmgr_info(make_point, &calls.make_point);
+    fmgr_info(function, &calls.dwithin);
+  });
+  const bool match = probe(&calls);
+  pg_call([&] { MemoryContextDelete(calls.scratch); });
+  return match;
 }
 
 }  // namespace
 
 bool postgis_dwithin_matches(const PostgisFunctions& functions) {
-  if (!OidIsValid(functions.make_point) || !OidIsValid(functions.dwithin)) return false;
-  DwithinCalls calls;
-  pg_call([&] {
-    calls.scratch = AllocSetContextCreate(CurrentMemoryContext, "simjoin postgis probe",
-                                          ALLOCSET_SMALL_SIZES);
-    fmgr_info(functions.make_point, &calls.make_point);
-    fmgr_info(functions.dwithin, &calls.dwithin);
+  return postgis_probe(functions.make_point, functions.dwithin, [](DwithinCalls* calls) {
+    return within_agrees(Metric::Euclidean, 2, dwithin_call, calls);
   });
-  const bool match = within_agrees(Metric::Euclidean, 2, dwithin_call, &calls);
-  pg_call([&] { MemoryContextDelete(calls.scratch); });
-  return match;
+}
+
+bool postgis_distance_matches(const PostgisFunctions& functions) {
+  return postgis_probe(functions.make_point, functions.distance, [](DwithinCalls* calls) {
+    return distance_agrees_at(Metric::Euclidean, 2, distance_call, calls);
+  });
 }
 
 bool cube_functions_match(const CubeFunctions& functions) {

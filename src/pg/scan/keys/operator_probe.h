@@ -23,11 +23,14 @@ struct CubeFunctions {
 struct PostgisFunctions {
   Oid make_point;  // st_makepoint(float8, float8)
   Oid dwithin;     // st_dwithin(geometry, geometry, float8)
+  Oid distance;    // st_distance(geometry, geometry)
 };
 
 // Each runs its probe: a few thousand calls of the extension's functions, in a memory context
 // of its own. Call inside cpp_guard: the extension's errors come back as PgError.
 bool cube_functions_match(const CubeFunctions& functions);
 bool postgis_dwithin_matches(const PostgisFunctions& functions);
+// Whether ST_Distance of two 2-D points is simjoin's Euclidean distance bit for bit.
+bool postgis_distance_matches(const PostgisFunctions& functions);
 
 }  // namespace simjoin::pg::cs

@@ -9,7 +9,8 @@
 --   psql -X -f bench/sql/aggregates_postgis.sql      (from the repository's root; needs postgis)
 -- Points: the 199,568 GeoNames places as longitude and latitude (demo/data); -v eps=E (degrees,
 -- default 0.05). Each engine query runs three times in one session, PostgreSQL's plan once; all
--- are wrapped in count(*), sum(c) and the sum of the maxima (rounded), which must agree.
+-- are wrapped in count(*), sum(c) and the sum of the maxima (rounded), which must agree; then the
+-- nearest other place per place (DISTINCT ON ... ORDER BY a.id, ST_Distance(a.g, b.g), b.id).
 \set ON_ERROR_STOP 1
 \if :{?eps}
 \else
@@ -41,4 +42,17 @@ SELECT count(*) AS places, :eps AS eps_degrees FROM ap_places;
 
 \set form PostGIS
 \ir include/aggregates_runs.sql
+-- The nearest other place within eps (DISTINCT ON; the engine keeps two per place and the key
+-- clause rejects the place itself), then PostgreSQL's plan.
+\set nearest 'SELECT count(*) AS places, round(sum(d)::numeric, 9) AS sum_nearest FROM (SELECT DISTINCT ON (a.id) a.id, b.id AS b, ST_Distance(a.g, b.g) AS d FROM ap_places a JOIN ap_places b ON ST_DWithin(a.g, b.g, ' :eps ') AND a.id <> b.id ORDER BY a.id, ST_Distance(a.g, b.g), b.id) s'
+\echo '== the nearest other place, engine:' :nearest
+EXPLAIN (COSTS OFF) :nearest;
+\timing on
+:nearest;
+:nearest;
+:nearest;
+SET simjoin.enable_customscan = off;
+:nearest;
+\timing off
+RESET simjoin.enable_customscan;
 DROP TABLE ap_places;

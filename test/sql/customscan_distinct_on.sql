@@ -1,5 +1,6 @@
 -- The nearest row of the other side within the bound, per outer row:
 --   SELECT DISTINCT ON (a.k) ... FROM a JOIN b ON a.v <-> b.v <= eps ORDER BY a.k, a.v <-> b.v[, b.k]
+-- (and ON ST_DWithin(a.g, b.g, eps) ... ORDER BY a.k, ST_Distance(a.g, b.g) on PostGIS points)
 -- The SimilarityJoin keeps only each outer row's nearest engine pair ("Engine Keeps"), its
 -- outer input sorted on the DISTINCT ON keys and its inner input on the ORDER BY's keys after
 -- the distance (the tie-break); an Incremental Sort and PostgreSQL's Unique go on top. Each query
@@ -280,6 +281,36 @@ SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.
   FROM dn_a a LEFT JOIN dn_a b ON a.v <-> b.v <= 0.05 AND a.id <> b.id
   ORDER BY a.id, a.v <-> b.v, b.id$$);
 DELETE FROM dn_a WHERE id > 30000;
+
+-- PostGIS points: ST_DWithin is decided by the engine and ST_Distance is its distance (each
+-- where its probe passes): the nearest b per a, a LEFT JOIN, the nearest other a; a polygon among
+-- the b rows is a wild row, its distances PostGIS's.
+\i test/sql/include/postgis.sql
+\if :has_postgis
+CREATE TABLE dn_ga AS SELECT id, ST_MakePoint(v[1], v[2]) AS g FROM dn_a WHERE id < 9000;
+CREATE TABLE dn_gb AS SELECT id, ST_MakePoint(v[1], v[2]) AS g FROM dn_b WHERE id < 9000;
+INSERT INTO dn_ga SELECT 30000 + id, g FROM dn_ga WHERE id BETWEEN 1 AND 40;
+INSERT INTO dn_gb VALUES (9100, ST_Buffer(ST_MakePoint(2, 2), 0.2));
+ALTER TABLE dn_ga ADD PRIMARY KEY (id);
+ALTER TABLE dn_gb ADD PRIMARY KEY (id);
+ANALYZE dn_ga;
+ANALYZE dn_gb;
+SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id FROM dn_ga a JOIN dn_gb b
+  ON ST_DWithin(a.g, b.g, 0.3) ORDER BY a.id, ST_Distance(a.g, b.g), b.id$$) AS postgis_nearest,
+       pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id FROM dn_ga a JOIN dn_ga b
+  ON ST_DWithin(a.g, b.g, 0.3) AND a.id <> b.id ORDER BY a.id, ST_Distance(a.g, b.g), b.id$$)
+         AS postgis_nearest_other;
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b,
+  ST_Distance(a.g, b.g) AS d FROM dn_ga a JOIN dn_gb b ON ST_DWithin(a.g, b.g, 0.3)
+  ORDER BY a.id, ST_Distance(a.g, b.g), b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b,
+  ST_Distance(a.g, b.g) AS d FROM dn_ga a LEFT JOIN dn_gb b ON ST_DWithin(a.g, b.g, 0.1)
+  ORDER BY a.id, ST_Distance(a.g, b.g), b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b,
+  ST_Distance(a.g, b.g) AS d FROM dn_ga a JOIN dn_ga b ON ST_DWithin(a.g, b.g, 0.3) AND a.id <> b.id
+  ORDER BY a.id, ST_Distance(a.g, b.g), b.id$$);
+DROP TABLE dn_ga, dn_gb;
+\endif
 
 SET simjoin.enable_aggregates = off;
 SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id FROM dn_a a JOIN dn_b b

@@ -402,4 +402,15 @@ bool is_not_null_column(PlannerInfo* root, Node* expr) {
   return not_null;
 }
 
+Expr* postgis_distance_of(const Match& match) {
+  if (match.form.kind != KEY_GEOMETRY || !match.form.dwithin || match.scale != NIL ||
+      match.radius_side >= 0)
+    return nullptr;
+  const Oid st_distance = exact_postgis_distance();
+  if (!OidIsValid(st_distance)) return nullptr;
+  return reinterpret_cast<Expr*>(makeFuncExpr(st_distance, FLOAT8OID,
+                                              list_make2(match.outer_key, match.inner_key),
+                                              InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
+}
+
 }  // namespace simjoin::pg::cs

@@ -60,4 +60,10 @@ bool match_box_clause(Expr* clause, const Match& m, BoxClause* box);
 KeyOrder match_key_order(PlannerInfo* root, RestrictInfo* rinfo, RelOptInfo* outerrel,
                          RelOptInfo* innerrel);
 
+// A PostGIS ST_DWithin(x, y, d) clause on points decided by the engine (no arithmetic on the
+// distance): ST_Distance(x, y), whose value is the engine's distance where PostGIS's own probe
+// shows it (exact_postgis_distance); nullptr for other clauses or where the probe fails. For the
+// aggregates and DISTINCT ON's nearest row, which fold the engine's distance.
+Expr* postgis_distance_of(const Match& match);
+
 }  // namespace simjoin::pg::cs

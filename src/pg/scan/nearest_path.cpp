@@ -95,9 +95,11 @@ Expr* nearest_distance(PlannerInfo* root, const KeptJoinPath* kept) {
   const Match& match = info.match;
   if ((info.jointype != JOIN_INNER && info.jointype != JOIN_LEFT) ||
       !bms_equal(kept->joinrel->relids, root->all_baserels) || !info.exact ||
-      match.scale != NIL || match.radius_side >= 0 || match.form.dwithin ||
-      !other_clauses_allowed(root, info) || !IsA(match.clause, OpExpr))
+      match.scale != NIL || match.radius_side >= 0 || !other_clauses_allowed(root, info))
     return nullptr;
+  // PostGIS's ST_DWithin on points: ST_Distance of the keys, where its probe passes.
+  if (match.form.dwithin) return postgis_distance_of(match);
+  if (!IsA(match.clause, OpExpr)) return nullptr;
   // The distance: the comparison's argument that is not the bound.
   const OpExpr* op = reinterpret_cast<const OpExpr*>(match.clause);
   return static_cast<Expr*>(linitial(op->args) == match.eps ? lsecond(op->args)

@@ -87,14 +87,9 @@ bool join_facts(PlannerInfo* root, const CustomPath* path, JoinFacts* facts) {
   // PostGIS's ST_DWithin on points decided by the engine: ST_Distance(outer key, inner key) is
   // the engine's distance where its own probe shows the same arithmetic (wild rows' pairs, such
   // as polygons, come from the child with PostGIS's value).
-  if (kind == KEY_GEOMETRY && dwithin && info.match.scale == NIL) {
-    const Oid st_distance = exact_postgis_distance();
-    if (OidIsValid(st_distance)) {
-      List* keys = list_make2(info.match.outer_key, info.match.inner_key);
-      facts->distance = reinterpret_cast<Expr*>(makeFuncExpr(
-          st_distance, FLOAT8OID, keys, InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
-      facts->distance_is_exact = true;
-    }
+  if (Expr* st_distance = postgis_distance_of(info.match)) {
+    facts->distance = st_distance;
+    facts->distance_is_exact = true;
   }
   return true;
 }

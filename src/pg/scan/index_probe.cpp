@@ -74,15 +74,16 @@ IndexProbe probe_of_path(PlannerInfo* root, RelOptInfo* outerrel, RelOptInfo* in
   IndexProbe probe{InvalidOid, 0, nullptr};
   IndexOptInfo* index = path->indexinfo;
   if (!index->amhasgettuple) return probe;
-  const int most = Max(list_length(path->indexclauses) * 2, 1);
-  probe.keys = static_cast<ProbeKey*>(palloc0(sizeof(ProbeKey) * most));
+  int conditions = 0;
   ListCell* lc;
+  foreach (lc, path->indexclauses)
+    conditions += list_length(lfirst_node(IndexClause, lc)->indexquals);
+  probe.keys = static_cast<ProbeKey*>(palloc0(sizeof(ProbeKey) * Max(conditions, 1)));
   foreach (lc, path->indexclauses) {
     IndexClause* clause = lfirst_node(IndexClause, lc);
     if (clause->indexcols != NIL) continue;  // a row comparison
     ListCell* qc;
     foreach (qc, clause->indexquals) {
-      if (probe.n_keys == most) break;
       ProbeKey key;
       if (probe_key_of(root, outerrel, innerrel, index, clause->indexcol,
                        lfirst_node(RestrictInfo, qc)->clause, &key))

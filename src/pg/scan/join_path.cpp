@@ -326,12 +326,20 @@ double path_time(const JoinPathInfo& info, const PathCost& cost, const PairCount
          counts.pairs * cpu_tuple_cost;
 }
 
-// A path's cost in time: the startup's share of its cost kept.
-PathCost priced_in_time(const PathCost& cost, double time) {
-  PathCost timed = cost;
-  timed.total = time;
-  timed.startup = cost.total > 0 ? time * (cost.startup / cost.total) : 0;
-  return timed;
+// Against PostgreSQL's nested loop over an index (nl_time: nested_loop_time), the path priced in
+// time, the startup's share of its cost kept; false where it is not faster than that loop.
+// outer_rows: the outer rows read (a computed outer key is computed on each).
+bool priced_against_nested_loop(const JoinPathInfo& info, const PairCounts& counts,
+                                double nl_time, Cost read, double outer_rows, double inner_rows,
+                                PathCost* cost) {
+  const Match& m = info.match;
+  const double key_rows =
+      (computed(m.outer_key) ? outer_rows : 0) + (computed(m.inner_key) ? inner_rows : 0);
+  const double time = path_time(info, *cost, counts, read, key_rows);
+  if (time >= nl_time) return false;
+  cost->startup = cost->total > 0 ? time * (cost->startup / cost->total) : 0;
+  cost->total = time;
+  return true;
 }
 
 // The same join reading its outer side through an index of its table (pg/scan/index_probe.cpp)
@@ -340,26 +348,22 @@ PathCost priced_in_time(const PathCost& cost, double time) {
 void add_probe_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* outerrel,
                     RelOptInfo* innerrel, Path* outer_path, Path* inner_path,
                     const JoinPathInfo& plain, const PairCounts& counts, const PathCost& cost,
-                    double nl_time) {
+                    double rows_read, double nl_time) {
   if (outer_path->pathtype != T_SeqScan || plain.output_mode != OUTPUT_UNORDERED) return;
   JoinPathInfo info = plain;
   info.probe = find_index_probe(root, outerrel, innerrel, plain.jointype);
   if (!OidIsValid(info.probe.index)) return;
   const double rows_o = outer_path->rows, rows_i = inner_path->rows;
-  const double rows_read = probed_rows(counts, rows_o, rows_i);
   const double per_row = cpu_tuple_cost + row_cost_setting;
-  const Cost full_read = outer_path->total_cost + rows_o * per_row;
   const Cost probe_read = probe_read_cost(rows_i, rows_read);
   PathCost probed = cost;
   if (nl_time >= 0) {
-    const Match& m = plain.match;
-    const double key_rows =
-        (computed(m.outer_key) ? rows_read : 0) + (computed(m.inner_key) ? rows_i : 0);
-    const double time = path_time(info, cost, counts,
-                                  inner_path->total_cost + rows_i * per_row + probe_read, key_rows);
-    if (time >= nl_time) return;
-    probed = priced_in_time(cost, time);
+    if (!priced_against_nested_loop(info, counts, nl_time,
+                                    inner_path->total_cost + rows_i * per_row + probe_read,
+                                    rows_read, rows_i, &probed))
+      return;
   } else {
+    const Cost full_read = outer_path->total_cost + rows_o * per_row;
     if (probe_read >= full_read) return;
     probed.startup = cost.startup - outer_path->startup_cost + probe_read;
     probed.total = cost.total - full_read + probe_read;
@@ -390,23 +394,17 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
   // Where PostgreSQL's nested loop can probe an index of one side per row of the other, both are
   // priced in time, and a path slower than that loop is not offered (nor built on).
   const double rows_o = outer_path->rows, rows_i = inner_path->rows;
-  const double nl_time = nested_loop_time(outerrel, innerrel, jointype,
-                                          probed_rows(counts, rows_o, rows_i),
+  const double rows_read = probed_rows(counts, rows_o, rows_i);
+  const double nl_time = nested_loop_time(outerrel, innerrel, jointype, rows_read,
                                           computed(match.outer_key) + computed(match.inner_key));
   const PathCost plain_cost = cost;
-  if (nl_time >= 0) {
-    const double per_row = cpu_tuple_cost + row_cost_setting;
-    const double key_rows =
-        (computed(match.outer_key) ? rows_o : 0) + (computed(match.inner_key) ? rows_i : 0);
-    const double time = path_time(
-        info, cost, counts,
-        outer_path->total_cost + inner_path->total_cost + (rows_o + rows_i) * per_row, key_rows);
-    if (time >= nl_time) {
-      add_probe_path(root, joinrel, outerrel, innerrel, outer_path, inner_path, info, counts,
-                     plain_cost, nl_time);
-      return;
-    }
-    cost = priced_in_time(cost, time);
+  const Cost full_read = outer_path->total_cost + inner_path->total_cost +
+                         (rows_o + rows_i) * (cpu_tuple_cost + row_cost_setting);
+  if (nl_time >= 0 &&
+      !priced_against_nested_loop(info, counts, nl_time, full_read, rows_o, rows_i, &cost)) {
+    add_probe_path(root, joinrel, outerrel, innerrel, outer_path, inner_path, info, counts,
+                   plain_cost, rows_read, nl_time);
+    return;
   }
   CustomPath* cpath = make_path(joinrel, outer_path, inner_path, info, cost);
   // For the upper-path hook, and the same join grouped by outer row on each outer input path
@@ -416,7 +414,7 @@ void add_similarity_join_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo
     add_ordered_paths(root, joinrel, outerrel, jointype, cpath, cost.candidates);
   add_path(joinrel, &cpath->path);
   add_probe_path(root, joinrel, outerrel, innerrel, outer_path, inner_path, info, counts,
-                 plain_cost, nl_time);
+                 plain_cost, rows_read, nl_time);
 }
 
 // At DEBUG1, a FULL join whose clauses hold a distance clause: not taken. (The other join types

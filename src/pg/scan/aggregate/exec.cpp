@@ -223,21 +223,23 @@ void fold_points(AggregateState* as, uint64* counts, double* min_distance, doubl
 void delete_held_stats(void* stats) { delete static_cast<NeighbourStats*>(stats); }
 
 // Where cube's box clauses are decided on each engine pair: the child's pair stream, folded per
-// outer point into arrays in groups_mcxt (per_point), or into the one group. Returns the pairs
-// that passed.
-uint64 fold_boxed_pairs(AggregateState* as, bool per_point, uint64** counts,
-                           double** min_distance, double** max_distance) {
+// outer point into arrays in groups_mcxt (per_point; the distances' only where asked), or into
+// the one group. Returns the pairs that passed.
+uint64 fold_boxed_pairs(AggregateState* as, bool per_point, bool distances, uint64** counts,
+                        double** min_distance, double** max_distance) {
   SimJoinState* st = as->join;
   const Size n = st->outer.n_points;
   if (per_point) {
     MemoryContext mcxt = as->groups_mcxt;
-    *counts = static_cast<uint64*>(MemoryContextAllocHuge(mcxt, sizeof(uint64) * n));
-    *min_distance = static_cast<double*>(MemoryContextAllocHuge(mcxt, sizeof(double) * n));
-    *max_distance = static_cast<double*>(MemoryContextAllocHuge(mcxt, sizeof(double) * n));
-    for (Size p = 0; p < n; ++p) {
-      (*counts)[p] = 0;
-      (*min_distance)[p] = std::numeric_limits<double>::infinity();
-      (*max_distance)[p] = -std::numeric_limits<double>::infinity();
+    *counts = static_cast<uint64*>(
+        MemoryContextAllocExtended(mcxt, sizeof(uint64) * n, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO));
+    if (distances) {
+      *min_distance = static_cast<double*>(MemoryContextAllocHuge(mcxt, sizeof(double) * n));
+      *max_distance = static_cast<double*>(MemoryContextAllocHuge(mcxt, sizeof(double) * n));
+      for (Size p = 0; p < n; ++p) {
+        (*min_distance)[p] = std::numeric_limits<double>::infinity();
+        (*max_distance)[p] = -std::numeric_limits<double>::infinity();
+      }
     }
   }
   uint64 pairs = 0;
@@ -249,6 +251,7 @@ uint64 fold_boxed_pairs(AggregateState* as, bool per_point, uint64** counts,
       return;
     }
     (*counts)[p]++;
+    if (!distances) return;
     (*min_distance)[p] = std::fmin((*min_distance)[p], d);  // (the engine's distances are
     (*max_distance)[p] = std::fmax((*max_distance)[p], d);  // numbers)
   });
@@ -268,9 +271,9 @@ void fold_engine_pairs(AggregateState* as) {
   double* min_distance = nullptr;
   double* max_distance = nullptr;
   if (st->n_boxes > 0) {
-    as->engine_pairs += fold_boxed_pairs(as, per_point, &counts, &min_distance, &max_distance);
+    as->engine_pairs +=
+        fold_boxed_pairs(as, per_point, distances, &counts, &min_distance, &max_distance);
     if (!per_point) return;
-    if (!distances) min_distance = max_distance = nullptr;
     fold_points(as, counts, min_distance, max_distance, nullptr);
     return;
   }

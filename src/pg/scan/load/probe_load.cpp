@@ -127,17 +127,9 @@ void reset_probe_values(SimJoinState* st) {
 void note_probe_values(SimJoinState* st, TupleTableSlot* inner_slot) {
   ProbeState* ps = st->probe;
   const int n_keys = ps->plan->n_keys;
-  if (ps->n_rows == ps->cap) {
-    const uint32 cap = Max(ps->cap * 2, 64u);
-    const Size values = sizeof(Datum) * n_keys * static_cast<Size>(cap);
-    const Size nulls = sizeof(bool) * n_keys * static_cast<Size>(cap);
-    ps->row_values = static_cast<Datum*>(
-        ps->row_values ? repalloc_huge(ps->row_values, values)
-                       : MemoryContextAllocHuge(ps->mcxt, values));
-    ps->row_null = static_cast<bool*>(ps->row_null ? repalloc_huge(ps->row_null, nulls)
-                                                   : MemoryContextAllocHuge(ps->mcxt, nulls));
-    ps->cap = cap;
-  }
+  uint32 cap_null = ps->cap;  // (both arrays grow alike: reserve_row_values)
+  ensure_capacity(ps->mcxt, &ps->row_null, &cap_null, static_cast<size_t>(ps->n_rows) + 1, n_keys);
+  ensure_capacity(ps->mcxt, &ps->row_values, &ps->cap, static_cast<size_t>(ps->n_rows) + 1, n_keys);
   ExprContext* econtext = st->key_cxt;
   econtext->ecxt_scantuple = inner_slot;
   Datum* values = ps->row_values + static_cast<Size>(ps->n_rows) * n_keys;

@@ -16,21 +16,16 @@
 \endif
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS cube;
-CREATE EXTENSION IF NOT EXISTS simjoin;
 RESET client_min_messages;
-LOAD 'simjoin';
-SET jit = off;
+\ir include/cities.sql
 SET work_mem = '256MB';
-DROP TABLE IF EXISTS ac_cities, ac_places;
-CREATE TABLE ac_cities (geonameid int, name text, country text, latitude float8,
-                        longitude float8, elevation_m int, population bigint);
-\copy ac_cities FROM PROGRAM 'zcat demo/data/cities500.csv.gz' WITH (FORMAT csv, HEADER)
+DROP TABLE IF EXISTS ac_places;
 CREATE TABLE ac_places AS
   SELECT geonameid AS id, ARRAY[x, y, z] AS v, cube(ARRAY[x, y, z]) AS c
   FROM (SELECT geonameid, 6371 * cos(radians(latitude)) * cos(radians(longitude)) AS x,
                6371 * cos(radians(latitude)) * sin(radians(longitude)) AS y,
-               6371 * sin(radians(latitude)) AS z FROM ac_cities) s;
-DROP TABLE ac_cities;
+               6371 * sin(radians(latitude)) AS z FROM bench_cities) s;
+DROP TABLE bench_cities;
 ALTER TABLE ac_places ADD PRIMARY KEY (id);
 CREATE INDEX ON ac_places USING gist (c);
 VACUUM ANALYZE ac_places;

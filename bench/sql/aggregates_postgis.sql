@@ -18,19 +18,14 @@
 \endif
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS postgis;
-CREATE EXTENSION IF NOT EXISTS simjoin;
 RESET client_min_messages;
-LOAD 'simjoin';
-SET jit = off;
+\ir include/cities.sql
 SET work_mem = '256MB';
-DROP TABLE IF EXISTS ap_cities, ap_places;
-CREATE TABLE ap_cities (geonameid int, name text, country text, latitude float8,
-                        longitude float8, elevation_m int, population bigint);
-\copy ap_cities FROM PROGRAM 'zcat demo/data/cities500.csv.gz' WITH (FORMAT csv, HEADER)
+DROP TABLE IF EXISTS ap_places;
 CREATE TABLE ap_places AS
   SELECT geonameid AS id, ARRAY[longitude, latitude] AS v, ST_MakePoint(longitude, latitude) AS g
-  FROM ap_cities;
-DROP TABLE ap_cities;
+  FROM bench_cities;
+DROP TABLE bench_cities;
 ALTER TABLE ap_places ADD PRIMARY KEY (id);
 CREATE INDEX ON ap_places USING gist (g);
 VACUUM ANALYZE ap_places;

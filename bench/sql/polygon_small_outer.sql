@@ -13,25 +13,20 @@
 \endif
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS postgis;
-CREATE EXTENSION IF NOT EXISTS simjoin;
 RESET client_min_messages;
-LOAD 'simjoin';
-SET jit = off;
-DROP TABLE IF EXISTS po_cities, po_pts, po_centres;
-CREATE TABLE po_cities (geonameid int, name text, country text, latitude float8,
-                        longitude float8, elevation_m int, population bigint);
-\copy po_cities FROM PROGRAM 'zcat demo/data/cities500.csv.gz' WITH (FORMAT csv, HEADER)
+\ir include/cities.sql
+DROP TABLE IF EXISTS po_pts, po_centres;
 \if :dense
 CREATE TABLE po_pts AS SELECT geonameid AS id, ST_MakePoint(longitude, latitude) AS g
-  FROM po_cities WHERE longitude BETWEEN -10 AND 30 AND latitude BETWEEN 35 AND 60;
+  FROM bench_cities WHERE longitude BETWEEN -10 AND 30 AND latitude BETWEEN 35 AND 60;
 \set r 0.3
 \set d 0.2
 \else
-CREATE TABLE po_pts AS SELECT geonameid AS id, ST_MakePoint(longitude, latitude) AS g FROM po_cities;
+CREATE TABLE po_pts AS SELECT geonameid AS id, ST_MakePoint(longitude, latitude) AS g FROM bench_cities;
 \set r 0.05
 \set d 0.02
 \endif
-DROP TABLE po_cities;
+DROP TABLE bench_cities;
 CREATE INDEX ON po_pts USING gist (g);
 SELECT setseed(0.4);
 CREATE TABLE po_centres AS SELECT id, g FROM po_pts ORDER BY random() LIMIT 299;

@@ -6,9 +6,11 @@
 
 #include <cfloat>
 #include <cmath>
+#include <utility>
 
 #include "engine/bounds/arithmetic_probe.h"
 #include "engine/bounds/enlarged_box.h"
+#include "engine/bounds/planar_hypot.h"
 
 namespace simjoin {
 namespace {
@@ -223,6 +225,47 @@ TEST(EnlargedBox, BoundsAreTheRoundedEnlargedCoordinates) {
   // NaN r: cube's comparisons with NaN bounds are false, so the box contains everything.
   const double far[2] = {1e6, -1e6};
   EXPECT_TRUE(in_enlarged_box(a, far, 2, std::nan("")));
+}
+
+// PostgreSQL's point <-> point (pg_hypot, geo_ops.c, written out as PostgreSQL 15 has it): the
+// engine's planar_point_distance agrees with it; sqrt(dx^2 + dy^2), std::hypot and a fused
+// 1 + (y/x)^2 do not, and the probe says so.
+double postgres_point_distance(const double* a, const double* b, std::size_t, void*) {
+  double x = a[0] - b[0], y = a[1] - b[1];
+  if (std::isinf(x) || std::isinf(y)) return HUGE_VAL;
+  if (std::isnan(x) || std::isnan(y)) return std::nan("");
+  x = std::fabs(x);
+  y = std::fabs(y);
+  if (x < y) std::swap(x, y);
+  if (y == 0.0) return x;
+  const double yx = y / x;
+  return x * std::sqrt(1.0 + (yx * yx));
+}
+double planar_distance(const double* a, const double* b, std::size_t, void*) {
+  return planar_point_distance(a, b);
+}
+double fused_planar_distance(const double* a, const double* b, std::size_t, void*) {
+  double x = std::fabs(a[0] - b[0]), y = std::fabs(a[1] - b[1]);
+  if (x < y) std::swap(x, y);
+  if (y == 0.0) return x;
+  const double yx = y / x;
+  return x * std::sqrt(std::fma(yx, yx, 1.0));
+}
+
+TEST(ArithmeticProbe, PlanarPointDistanceIsPostgresAndTheProbeCatchesOthers) {
+  EXPECT_TRUE(distance_agrees_with(2, postgres_point_distance, nullptr, planar_distance, nullptr, 7));
+  EXPECT_FALSE(distance_agrees_with(2, postgres_point_distance, nullptr, sqrt_distance, nullptr, 7));
+  EXPECT_FALSE(distance_agrees_with(2, postgres_point_distance, nullptr, hypot_distance, nullptr, 7));
+  EXPECT_FALSE(
+      distance_agrees_with(2, postgres_point_distance, nullptr, fused_planar_distance, nullptr, 7));
+  EXPECT_FALSE(distance_agrees_with(0, postgres_point_distance, nullptr, planar_distance, nullptr, 7));
+  const double o[2] = {0, 0}, p[2] = {3, -4}, q[2] = {-2.5, 0}, inf[2] = {HUGE_VAL, 1},
+               nan[2] = {std::nan(""), 1};
+  EXPECT_EQ(planar_point_distance(o, p), 5.0);
+  EXPECT_EQ(planar_point_distance(p, o), 5.0);
+  EXPECT_EQ(planar_point_distance(o, q), 2.5);
+  EXPECT_TRUE(std::isinf(planar_point_distance(o, inf)));
+  EXPECT_TRUE(std::isnan(planar_point_distance(o, nan)));
 }
 
 }  // namespace

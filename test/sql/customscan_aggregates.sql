@@ -225,8 +225,8 @@ SELECT * FROM pg_temp.agg_compare('SELECT e, (SELECT max(a.v <+> b.v) FROM (SELE
   WHERE agg_p.id % 3 <> 0) a JOIN agg_p b ON (x.e * 2) >= a.v <+> b.v) FROM (VALUES (0::float8),
   (1.5)) x(e)');
 
--- no path: HAVING, count(DISTINCT), FILTER, a second join clause, another aggregate, the distance
--- written otherwise, a LEFT JOIN, a key of both sides, an expression key, a nullable column
+-- no path: HAVING, count(DISTINCT), FILTER, a second join clause, another aggregate, two
+-- distances, a LEFT JOIN, a key of both sides, an expression key, a nullable column
 -- counted; nor with simjoin.enable_aggregates off
 SELECT pg_temp.agg_planned('SELECT a.g, count(*) FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2
   GROUP BY a.g HAVING count(*) > 10') AS having_clause,
@@ -238,8 +238,8 @@ SELECT pg_temp.agg_planned('SELECT a.g, count(*) FROM agg_p a JOIN agg_q b ON a.
   ON a.v <-> b.v <= 2 AND a.g < b.k') AS second_qual,
        pg_temp.agg_planned('SELECT a.g, sum(b.k) FROM agg_p a JOIN agg_q b ON a.v <-> b.v <= 2
   GROUP BY a.g') AS sum_aggregate,
-       pg_temp.agg_planned('SELECT a.g, min(b.v <-> a.v) FROM agg_p a JOIN agg_q b
-  ON a.v <-> b.v <= 2 GROUP BY a.g') AS other_distance,
+       pg_temp.agg_planned('SELECT a.g, min(a.v <-> b.v), max(a.v <+> b.v) FROM agg_p a
+  JOIN agg_q b ON a.v <-> b.v <= 2 GROUP BY a.g') AS two_distances,
        pg_temp.agg_planned('SELECT a.id, count(*) FROM agg_p a LEFT JOIN agg_q b
   ON a.v <-> b.v <= 2 GROUP BY a.id') AS left_join_count_star,
        pg_temp.agg_planned('SELECT a.id, count(b.k) FROM agg_p a LEFT JOIN agg_q b
@@ -281,6 +281,45 @@ SET simjoin.explain_machine_details = off;
 SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(a.v::real[] <-> b.v::real[]),
   max(a.v::real[] <-> b.v::real[]) FROM agg_p a JOIN agg_q b
   ON a.v::real[] <-> b.v::real[] <= 1.5::real WHERE a.id <= 1200 AND b.id <= 900 GROUP BY a.g');
+
+-- the distance's arguments the other way round: the same value bit for bit; another distance
+-- than the clause's, evaluated by PostgreSQL on each pair
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, min(b.v <-> a.v), max(b.v <-> a.v) FROM agg_p a
+  JOIN agg_q b ON a.v <-> b.v <= 2 GROUP BY a.g');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*), max(a.v <+> b.v) FROM agg_p a
+  JOIN agg_q b ON a.v <-> b.v <= 2 GROUP BY a.id');
+
+-- point <-> point: PostgreSQL's own hypotenuse (pg_hypot), which the engine reproduces (probed)
+-- on its candidates; a lattice of tenths puts pairs at eps, where it and sqrt(dx^2 + dy^2)
+-- round differently; wild points (NaN, infinite, huge), NULL keys, per group, per unique key,
+-- in all, two tables, a LEFT JOIN
+CREATE TABLE agg_pt AS SELECT id, g, CASE WHEN v IS NULL THEN NULL
+  ELSE point(v[1] / 10, v[2] / 10) END AS p FROM agg_p;
+ALTER TABLE agg_pt ADD PRIMARY KEY (id);
+CREATE TABLE agg_qpt AS SELECT id, k, CASE WHEN v IS NULL THEN NULL
+  ELSE point(v[1] / 10, v[2] / 10) END AS p FROM agg_q;
+ALTER TABLE agg_qpt ADD PRIMARY KEY (id);
+ANALYZE agg_pt;
+ANALYZE agg_qpt;
+EXPLAIN (COSTS OFF) SELECT a.g, count(*), max(a.p <-> b.p) FROM agg_pt a JOIN agg_pt b
+  ON a.p <-> b.p <= 0.5 GROUP BY a.g;
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(a.p <-> b.p), max(a.p <-> b.p)
+  FROM agg_pt a JOIN agg_pt b ON a.p <-> b.p <= 0.5 GROUP BY a.g');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(*), max(b.p <-> a.p) FROM agg_pt a
+  JOIN agg_pt b ON a.p <-> b.p < 0.5 GROUP BY a.id');
+SELECT * FROM pg_temp.agg_compare('SELECT count(*), min(a.p <-> b.p), max(a.p <-> b.p)
+  FROM agg_pt a JOIN agg_qpt b ON b.p <-> a.p <= 0.3');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(b.id), max(a.p <-> b.p) FROM agg_pt a
+  LEFT JOIN agg_qpt b ON a.p <-> b.p <= 0.2 GROUP BY a.id');
+-- the distance under arithmetic: the clause's operator rechecks, PostgreSQL evaluates the value
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), max(a.p <-> b.p) FROM agg_pt a
+  JOIN agg_qpt b ON (a.p <-> b.p) * 2 <= 0.9 GROUP BY a.g');
+-- the cosine distance on arrays: the engine decides, PostgreSQL evaluates the value
+EXPLAIN (COSTS OFF) SELECT a.g, min(a.v <=> b.v) FROM agg_p a JOIN agg_q b
+  ON a.v <=> b.v <= 0.001 GROUP BY a.g;
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(a.v <=> b.v), max(a.v <=> b.v)
+  FROM agg_p a JOIN agg_q b ON a.v <=> b.v <= 0.001 GROUP BY a.g');
+DROP TABLE agg_pt, agg_qpt;
 
 -- contrib cube: point cubes decided by the engine where the installed cube passes the probe
 SELECT count(*) > 0 AS has_cube FROM pg_available_extensions WHERE name = 'cube' \gset
@@ -331,11 +370,26 @@ INSERT INTO agg_geo VALUES (9001, 1, ST_Buffer(ST_MakePoint(5, 5), 1.5));
 SELECT * FROM pg_temp.agg_compare('SELECT a.g, min(ST_Distance(a.pt, b.pt)), count(*),
   max(ST_Distance(a.pt, b.pt)) FROM agg_geo a JOIN agg_geo b ON ST_DWithin(a.pt, b.pt, 1) GROUP BY a.g');
 DELETE FROM agg_geo WHERE id = 9001;
--- the arguments the other way round, and geography (rechecked): PostgreSQL's aggregates
-SELECT pg_temp.agg_planned('SELECT a.g, min(ST_Distance(b.pt, a.pt)) FROM agg_geo a JOIN agg_geo b
-  ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g') AS swapped,
-       pg_temp.agg_planned('SELECT count(*) FROM agg_geo a JOIN agg_geo b
-  ON ST_DWithin(a.pt::geography, b.pt::geography, 2)') AS geography_rechecked;
+-- the arguments the other way round
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, min(ST_Distance(b.pt, a.pt)) FROM agg_geo a
+  JOIN agg_geo b ON ST_DWithin(a.pt, b.pt, 2) GROUP BY a.g');
+-- geography (rechecked: the engine decides within its certain bound, PostGIS beyond it, and
+-- evaluates ST_Distance): spheroid and sphere, per group and in all, a line among the points
+CREATE TABLE agg_geog AS SELECT id, g, ST_SetSRID(ST_MakePoint(10 + v[1] / 1000,
+  50 + v[2] / 1000), 4326)::geography AS gg FROM agg_p WHERE id <= 1200 OR id = 5001;
+INSERT INTO agg_geog VALUES (9001, 1, 'SRID=4326;LINESTRING(10 50, 10.01 50.01)');
+ALTER TABLE agg_geog ADD PRIMARY KEY (id);
+ANALYZE agg_geog;
+EXPLAIN (COSTS OFF) SELECT a.g, count(*) FROM agg_geog a JOIN agg_geog b
+  ON ST_DWithin(a.gg, b.gg, 300) GROUP BY a.g;
+SELECT * FROM pg_temp.agg_compare('SELECT a.g, count(*), min(ST_Distance(a.gg, b.gg)),
+  max(ST_Distance(a.gg, b.gg)) FROM agg_geog a JOIN agg_geog b ON ST_DWithin(a.gg, b.gg, 300)
+  GROUP BY a.g');
+SELECT * FROM pg_temp.agg_compare('SELECT count(*), max(ST_Distance(b.gg, a.gg, false))
+  FROM agg_geog a JOIN agg_geog b ON ST_DWithin(a.gg, b.gg, 250, false)');
+SELECT * FROM pg_temp.agg_compare('SELECT a.id, count(b.id) FROM agg_geog a
+  LEFT JOIN agg_geog b ON ST_DWithin(a.gg, b.gg, 120) GROUP BY a.id');
+DROP TABLE agg_geog;
 -- where the engine cannot help (a few outer rows, PostGIS's GiST index), PostgreSQL's plan wins
 CREATE INDEX ON agg_geo USING gist (pt);
 CREATE UNIQUE INDEX ON agg_geo (id);

@@ -228,10 +228,14 @@ DROP TABLE dn_ca, dn_cb;
 DROP EXTENSION cube;  -- as the other tests expect to find the database
 \endif
 
--- real[] keys (the engine's distance is the operator's on them too); built-in point keys,
--- whose operator the engine does not reproduce bit for bit (rechecked candidates): not taken.
+-- real[] keys (the engine's distance is the operator's on them too); built-in point keys, whose
+-- operator's arithmetic (pg_hypot) the fold reproduces, probed: each candidate measured and
+-- decided with it. Tenths put many pairs at the bound and many ties; a NaN point and a NULL are
+-- wild rows; the nearest, a LEFT JOIN, the nearest other row.
 CREATE TABLE dn_ra AS SELECT id, v::real[] AS v, point(v[1], v[2]) AS p FROM dn_a WHERE id < 9000;
 CREATE TABLE dn_rb AS SELECT id, v::real[] AS v, point(v[1], v[2]) AS p FROM dn_b WHERE id < 9000;
+INSERT INTO dn_rb VALUES (9101, NULL, point('NaN', 1)), (9102, NULL, NULL);
+ALTER TABLE dn_ra ADD PRIMARY KEY (id);
 ANALYZE dn_ra;
 ANALYZE dn_rb;
 SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id, a.v <-> b.v AS d
@@ -240,6 +244,13 @@ SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.
   FROM dn_ra a JOIN dn_rb b ON a.v <-> b.v <= 0.3 ORDER BY a.id, a.v <-> b.v, b.id$$);
 SELECT pg_temp.dn_plan($$SELECT DISTINCT ON (a.id) a.id, b.id, a.p <-> b.p AS d
   FROM dn_ra a JOIN dn_rb b ON a.p <-> b.p <= 0.3 ORDER BY a.id, a.p <-> b.p, b.id$$) AS point_keys;
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.p <-> b.p AS d
+  FROM dn_ra a JOIN dn_rb b ON a.p <-> b.p <= 0.5 ORDER BY a.id, a.p <-> b.p, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.p <-> b.p AS d
+  FROM dn_ra a LEFT JOIN dn_rb b ON a.p <-> b.p < 0.3 ORDER BY a.id, a.p <-> b.p, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.p <-> b.p AS d
+  FROM dn_ra a JOIN dn_ra b ON a.p <-> b.p <= 0.5 AND a.id <> b.id
+  ORDER BY a.id, a.p <-> b.p, b.id$$);
 DROP TABLE dn_ra, dn_rb;
 
 -- Not taken: the farthest first, a key reading both sides or the distance, an ORDER BY going on

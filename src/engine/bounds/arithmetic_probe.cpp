@@ -95,16 +95,27 @@ bool distance_agrees(Metric metric, ForeignDistance foreign, void* context) {
   return true;
 }
 
-bool distance_agrees_at(Metric metric, std::size_t dim, ForeignDistance foreign, void* context) {
+bool distance_agrees_with(std::size_t dim, ForeignDistance reference, void* reference_context,
+                          ForeignDistance foreign, void* context, std::uint64_t seed) {
   double a[kProbeMaxDim], b[kProbeMaxDim];
-  ProbeRandom rng{0xd157u + static_cast<std::uint64_t>(metric)};
+  ProbeRandom rng{seed};
   if (dim == 0 || dim > kProbeMaxDim) return false;
   const int cases = kCasesPerDim * static_cast<int>(sizeof kProbeDims / sizeof kProbeDims[0]);
   for (int c = 0; c < cases; ++c) {
     distance_case(rng, dim, a, b);
-    if (!same_bits(foreign(a, b, dim, context), exact_distance(a, b, dim, metric))) return false;
+    if (!same_bits(foreign(a, b, dim, context), reference(a, b, dim, reference_context)))
+      return false;
   }
   return true;
+}
+
+bool distance_agrees_at(Metric metric, std::size_t dim, ForeignDistance foreign, void* context) {
+  Metric reference_metric = metric;
+  const ForeignDistance exact = [](const double* a, const double* b, std::size_t n, void* m) {
+    return exact_distance(a, b, n, *static_cast<const Metric*>(m));
+  };
+  return distance_agrees_with(dim, exact, &reference_metric, foreign, context,
+                              0xd157u + static_cast<std::uint64_t>(metric));
 }
 
 bool within_agrees(Metric metric, std::size_t dim, ForeignWithin foreign, void* context) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "engine/types.h"
 
@@ -37,6 +38,10 @@ using ForeignWithin = bool (*)(const double* a, const double* b, std::size_t dim
 bool distance_agrees(Metric metric, ForeignDistance foreign, void* context);
 // The same on probe inputs of one dimension only (PostGIS's ST_Distance on 2-D points), as many.
 bool distance_agrees_at(Metric metric, std::size_t dim, ForeignDistance foreign, void* context);
+// Whether foreign returns reference's distance bit for bit on the same kind of probe inputs of
+// one dimension (seed picks them): another arithmetic simjoin reproduces (planar_hypot.h).
+bool distance_agrees_with(std::size_t dim, ForeignDistance reference, void* reference_context,
+                          ForeignDistance foreign, void* context, std::uint64_t seed);
 // Whether foreign decides  dist(a, b) <= eps  as exact_distance does on every probe input of
 // dimension dim, at eps = the distance itself (true) and the next double below it (false): where
 // it does, its distance is simjoin's on those inputs.

@@ -156,6 +156,9 @@ double certain_recheck_share(const FormInfo& form);
 // two 2-D points bit for bit (its arithmetic probe, run once per session), else InvalidOid
 // (pg/scan/keys/forms.cpp). Inside cpp_guard.
 Oid exact_postgis_distance();
+// Whether PostgreSQL's point <-> point is the engine's planar_point_distance bit for bit (its
+// probe, run once per session): the aggregates then decide and fold point pairs in the engine.
+bool exact_point_distance();
 // Whether an expression is a column of this query level declared NOT NULL (pg/scan/match.cpp).
 bool is_not_null_column(PlannerInfo* root, Node* expr);
 // An expression without the binary-compatible casts (RelabelType) around it.

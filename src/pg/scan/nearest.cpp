@@ -2,7 +2,8 @@
 // the ordered output (pg/scan/ordered.cpp) takes, instead of every engine pair, each outer
 // point's nearest partner, folded from the stream as it comes: memory per outer point, not per
 // pair. The nearest is the smallest (distance, inner row): the engine's distance is the
-// operator's value bit for bit (the path is offered only for exact forms), and the inner rows
+// operator's value bit for bit (the path is offered only for exact forms, and for point <-> point
+// measured here with PostgreSQL's arithmetic, planar_point_distance), and the inner rows
 // come in the order of the ORDER BY's remaining keys (the inner input is sorted on them), so the
 // kept pair is the first of the outer row's pairs in the query's ORDER BY. The rest of the scan
 // is the ordered output's: outer rows in their input's order, each with its kept pair, then its
@@ -13,6 +14,8 @@
 // checks the clause on them.
 #include "pg/scan/form_state.h"
 #include "pg/scan/state.h"
+
+#include "engine/bounds/planar_hypot.h"
 
 extern "C" {
 #include "utils/memutils.h"
@@ -37,8 +40,16 @@ Size collect_nearest_pairs(SimJoinState* st, MemoryContext mcxt, uint32** left, 
     return best[s] == kNoRow || d < best_distance[s] ||
            (d == best_distance[s] && inner_row[q] < inner_row[best[s]]);
   };
+  // point <-> point (never exact in the engine; the path's condition): each candidate measured
+  // and decided with PostgreSQL's arithmetic.
+  const bool planar = st->form.kind == KEY_POINT;
   // cube's box clauses, decided natively, are the join's only other clauses but a.k <> b.k.
   fold_streamed_pairs(st, [&](uint32 p, uint32 q, double d) {
+    if (planar) {
+      d = planar_point_distance(st->outer.points + 2 * static_cast<Size>(p),
+                                st->inner.points + 2 * static_cast<Size>(q));
+      if (!(st->strict ? d < st->eps : d <= st->eps)) return;
+    }
     const Size first = static_cast<Size>(p) * keep;
     if (before(first, d, q)) {
       if (keep == 2) {

@@ -41,8 +41,9 @@ namespace simjoin::pg::cs {
 // - Only where the engine decides the distance clause exactly (engine_is_exact, no arithmetic
 //   on the distance, one bound for every pair, not ST_DWithin) and the distance in the ORDER BY
 //   is equal() to the clause's: the engine's distance is then the operator's value bit for bit,
-//   so its smallest is the first in PostgreSQL's ORDER BY. Rechecked forms (PostGIS, geography,
-//   pgvector, point) get no path.
+//   so its smallest is the first in PostgreSQL's ORDER BY; or point <-> point, which the fold
+//   measures and decides with PostgreSQL's arithmetic (planar_point_distance, probed). Other
+//   rechecked forms (geography, pgvector, PostGIS shapes) get no path.
 // - The join's clauses are the distance clause and cube's box clauses decided natively on the
 //   engine's pairs (the fold checks them: pg/scan/nearest.cpp), and at most a self-join's
 //   a.k <> b.k on a unique NOT NULL column, which rejects one inner row per outer row: the fold
@@ -93,8 +94,11 @@ bool other_clauses_allowed(PlannerInfo* root, const JoinPathInfo& info) {
 Expr* nearest_distance(PlannerInfo* root, const KeptJoinPath* kept) {
   const JoinPathInfo info = deform_path_private(kept->path);
   const Match& match = info.match;
+  // point <-> point: the fold measures and decides each candidate with PostgreSQL's own
+  // arithmetic (planar_point_distance, probed), its value the operator's bit for bit.
+  const bool planar = match.form.kind == KEY_POINT && !match.form.dwithin && exact_point_distance();
   if ((info.jointype != JOIN_INNER && info.jointype != JOIN_LEFT) ||
-      !bms_equal(kept->joinrel->relids, root->all_baserels) || !info.exact ||
+      !bms_equal(kept->joinrel->relids, root->all_baserels) || !(info.exact || planar) ||
       match.scale != NIL || match.radius_side >= 0 || !other_clauses_allowed(root, info))
     return nullptr;
   // PostGIS's ST_DWithin on points: ST_Distance of the keys, where its probe passes.

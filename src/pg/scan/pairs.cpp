@@ -111,13 +111,18 @@ inline void copy_needed(SimJoinState* st, Side* side, TupleTableSlot* slot, uint
   }
 }
 
-TupleTableSlot* form_engine_pair(SimJoinState* st, uint32 outer_point, uint32 inner_point) {
+TupleTableSlot* engine_pair_tuple(SimJoinState* st, uint32 outer_point, uint32 inner_point) {
   TupleTableSlot* scan = st->css.ss.ss_ScanTupleSlot;
   ExecClearTuple(scan);
   copy_needed(st, &st->outer, st->outer_slot, outer_point, scan, 0);
   copy_needed(st, &st->inner, st->inner_slot, inner_point, scan, st->outer_columns);
-  st->candidates_out++;
   return ExecStoreVirtualTuple(scan);
+}
+
+// An engine pair's scan tuple as one of this scan's candidates.
+TupleTableSlot* form_engine_pair(SimJoinState* st, uint32 outer_point, uint32 inner_point) {
+  st->candidates_out++;
+  return engine_pair_tuple(st, outer_point, inner_point);
 }
 
 // The scan tuple of two rows: every column of the outer row, then of the inner row (both slots
@@ -376,6 +381,10 @@ TupleTableSlot* exec_scan(CustomScanState* node) {
   if (node->ss.ps.state->es_epq_active == nullptr)
     return fast_scan(reinterpret_cast<SimJoinState*>(node));
   return ExecScan(&node->ss, next_scan_tuple, recheck_scan_tuple);
+}
+
+TupleTableSlot* engine_pair_scan_tuple(SimJoinState* st, uint32 outer_point, uint32 inner_point) {
+  return engine_pair_tuple(st, outer_point, inner_point);
 }
 
 }  // namespace simjoin::pg::cs

@@ -260,6 +260,10 @@ void add_engine_totals(EngineTotals* totals, const JoinStats& stats);  // one en
 // ---- pg/scan/pairs.cpp --------------------------------------------------------------------
 TupleTableSlot* exec_scan(CustomScanState* node);  // ExecCustomScan
 
+// An engine pair's scan tuple: the needed columns of both points' rows (the join's clauses and
+// target list read them), for a parent that checks or evaluates on it (pg/scan/aggregate/exec.cpp).
+TupleTableSlot* engine_pair_scan_tuple(SimJoinState* st, uint32 outer_point, uint32 inner_point);
+
 // Whether an engine pair passes the box clauses decided natively (pg/scan/nearest.cpp).
 bool engine_pair_boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_point);
 

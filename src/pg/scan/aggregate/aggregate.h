@@ -5,13 +5,15 @@
 //   SELECT a.k, count(*), min(<distance>), max(<distance>) FROM a JOIN b ON ... GROUP BY a.k
 //
 // (and a left join's count(<NOT NULL column of its inner side>) per group of its outer side)
-// where the SimilarityJoin scan took the join as an inner join decided by the engine exactly
-// (engine_is_exact, no other join clause). Its child is that SimilarityJoin plan, which loads
-// both sides and returns only the pairs with a wild row (SimJoinState::engine_by_caller): the
-// engine's pairs are folded per point of the grouped (outer) side by compute_neighbour_stats
-// (pg/dispatch/dispatch.h), never handed to the executor; the per-point results are combined per
-// group value (a hash table: non-unique keys, NULL keys forming one group) and one row per group
-// with a partner comes out.
+// where the SimilarityJoin scan took the join with no other join clause. Its child is that
+// SimilarityJoin plan, which loads both sides and returns only the pairs with a wild row
+// (SimJoinState::engine_by_caller): the engine's pairs are folded per point of the grouped
+// (outer) side, never handed to the executor: by compute_neighbour_stats (pg/dispatch/dispatch.h)
+// where the engine decides the clause and measures the distance, else from the child's pair
+// stream, each candidate decided (point arithmetic, or the clause's operator) and measured
+// (the engine's distance, PostgreSQL's point distance, or the argument evaluated) in the
+// backend. The per-point results are combined per group value (a hash table: non-unique keys,
+// NULL keys forming one group) and one row per group with a partner comes out.
 #pragma once
 
 extern "C" {

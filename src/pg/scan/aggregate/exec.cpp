@@ -2,7 +2,8 @@
 // the child SimilarityJoin scan loads both sides (start_scan, no stream: engine_by_caller); the
 // engine folds its pairs per outer point (compute_neighbour_stats; a self-join, both sides the
 // same points, runs once with SelfPairs::All: every row its own partner, as SQL counts it; with
-// cube's box clauses, the child's pair stream is folded instead, each pair checked on them); the
+// cube's box clauses or another PairDecision than the engine's, the child's pair stream is
+// folded instead, each pair checked on the boxes and decided and measured as planned); the
 // points' counts and distances are combined per group value (a TupleHashTable on the group
 // key's equality: non-unique keys, NULL keys one group), or summed into one count without GROUP
 // BY; then the child's own rows, the pairs with a wild row that PostgreSQL's operator accepted
@@ -13,8 +14,11 @@
 
 #include "pg/dispatch/dispatch.h"
 #include "pg/pg_guard.h"
+#include "pg/scan/form_state.h"
 #include "pg/scan/state.h"
 #include "pg/settings.h"
+
+#include "engine/bounds/planar_hypot.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -60,6 +64,8 @@ struct AggregateState {
   int counted_column;   // a left join's counted column in the child's rows (-1: every row counts)
   int n_aggs;
   int* kinds;           // EngineAggregate per aggregate
+  PairDecision decision;  // how the engine's pairs are decided
+  ExprState* distance_state;  // PAIRS_RECHECKED: the distance on the child's scan tuple
   int key_need;         // the key's position in the outer side's needed columns
   int key_column;       // the key's position in the outer side's tuples
   bool key_unique;      // a unique index proves the key unique (NULLs aside)
@@ -83,6 +89,7 @@ struct AggregateState {
   uint64 engine_pairs;         // EXPLAIN ANALYZE
   EngineTotals engine_totals;  // EXPLAIN ANALYZE's Engine line (machine details)
   uint64 wild_pairs;
+  uint64 rechecked_pairs;      // PAIRS_RECHECKED: engine pairs the clause's operator checked
   uint64 group_count;
 };
 
@@ -99,6 +106,7 @@ Node* create_state(CustomScan* cscan) {
   as->counted_column = plan.counted_column;
   as->n_aggs = plan.n_aggs;
   as->kinds = plan.kinds;
+  as->decision = static_cast<PairDecision>(plan.pair_decision);
   return reinterpret_cast<Node*>(as);
 }
 
@@ -115,6 +123,11 @@ void begin_aggregate(CustomScanState* node, EState* estate, int eflags) {
   node->custom_ps = list_make1(child);
   as->join = reinterpret_cast<SimJoinState*>(child);
   as->join->engine_by_caller = true;
+  if (as->decision == PAIRS_RECHECKED && as->distance_column >= 0) {
+    const TargetEntry* tle =
+        list_nth_node(TargetEntry, child_plan->targetlist, as->distance_column);
+    as->distance_state = ExecInitExpr(tle->expr, child);
+  }
   as->key_need = as->key_column = -1;
   if (as->grouped) {
     // The child's first output column is the key: a column of its scan tuple's outer part.
@@ -222,38 +235,63 @@ void fold_points(AggregateState* as, uint64* counts, double* min_distance, doubl
 // arrays in place).
 void delete_held_stats(void* stats) { delete static_cast<NeighbourStats*>(stats); }
 
-// Where cube's box clauses are decided on each engine pair: the child's pair stream, folded per
-// outer point into arrays in groups_mcxt (per_point; the distances' only where asked), or into
-// the one group. Returns the pairs that passed.
-uint64 fold_boxed_pairs(AggregateState* as, bool per_point, bool distances, uint64** counts,
-                        double** min_distance, double** max_distance) {
+// Whether an engine candidate is a pair of the join, and its distance where asked (*distance),
+// under a decision other than the engine's: planar_point_distance against eps, or the join's
+// clause on the pair's scan tuple (skipped in the certain band) and the distance evaluated there.
+inline bool decide_pair(AggregateState* as, uint32 p, uint32 q, double d, bool distances,
+                        double* distance) {
+  SimJoinState* st = as->join;
+  if (as->decision == PAIRS_PLANAR) {
+    *distance = planar_point_distance(st->outer.points + 2 * static_cast<Size>(p),
+                                      st->inner.points + 2 * static_cast<Size>(q));
+    return st->strict ? *distance < st->eps : *distance <= st->eps;
+  }
+  const bool certain = d <= st->form_state->certain_bound;
+  if (certain && !distances) return true;
+  ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
+  econtext->ecxt_scantuple = engine_pair_scan_tuple(st, p, q);
+  bool pass = certain || st->engine_qual == nullptr || ExecQual(st->engine_qual, econtext);
+  if (!certain) as->rechecked_pairs++;
+  if (pass && distances) {
+    bool isnull;
+    const Datum value = ExecEvalExpr(as->distance_state, econtext, &isnull);
+    *distance = isnull ? std::nan("") : DatumGetFloat8(value);
+  }
+  ResetExprContext(econtext);
+  return pass;
+}
+
+// The engine's pairs through the child's pair stream, where they are not all the join's or
+// their distance is not the clause's as they come: cube's box clauses checked on each, or a
+// decision (decide_pair). Folded per outer point into arrays in groups_mcxt (per_point; the
+// distances' only where asked), or into the one group. Returns the pairs that passed.
+uint64 fold_streamed(AggregateState* as, bool per_point, bool distances, uint64** counts,
+                     double** min_distance, double** max_distance) {
   SimJoinState* st = as->join;
   const Size n = st->outer.n_points;
   if (per_point) {
     MemoryContext mcxt = as->groups_mcxt;
     *counts = static_cast<uint64*>(
         MemoryContextAllocExtended(mcxt, sizeof(uint64) * n, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO));
-    if (distances) {
+    if (distances) {  // (set at a point's first pair)
       *min_distance = static_cast<double*>(MemoryContextAllocHuge(mcxt, sizeof(double) * n));
       *max_distance = static_cast<double*>(MemoryContextAllocHuge(mcxt, sizeof(double) * n));
-      for (Size p = 0; p < n; ++p) {
-        (*min_distance)[p] = std::numeric_limits<double>::infinity();
-        (*max_distance)[p] = -std::numeric_limits<double>::infinity();
-      }
     }
   }
   uint64 pairs = 0;
   start_stream(st);  // with distances: the scan's engine_by_caller
-  fold_streamed_pairs(st, [&](uint32 p, uint32, double d) {
+  fold_streamed_pairs(st, [&](uint32 p, uint32 q, double d) {
+    if (as->decision != PAIRS_EXACT && !decide_pair(as, p, q, d, distances, &d)) return;
     ++pairs;
     if (!per_point) {
       fold(&as->total, 1, d, d);
       return;
     }
-    (*counts)[p]++;
+    const bool first = (*counts)[p]++ == 0;
     if (!distances) return;
-    (*min_distance)[p] = std::fmin((*min_distance)[p], d);  // (the engine's distances are
-    (*max_distance)[p] = std::fmax((*max_distance)[p], d);  // numbers)
+    // in float8's order (NaN, an evaluated distance, above every number)
+    if (first || float8_lt(d, (*min_distance)[p])) (*min_distance)[p] = d;
+    if (first || float8_gt(d, (*max_distance)[p])) (*max_distance)[p] = d;
   });
   stop_stream(st);
   as->engine_totals = st->totals;  // the child's engine runs are this scan's
@@ -270,9 +308,9 @@ void fold_engine_pairs(AggregateState* as) {
   uint64* counts = nullptr;
   double* min_distance = nullptr;
   double* max_distance = nullptr;
-  if (st->n_boxes > 0) {
+  if (st->n_boxes > 0 || as->decision != PAIRS_EXACT) {
     as->engine_pairs +=
-        fold_boxed_pairs(as, per_point, distances, &counts, &min_distance, &max_distance);
+        fold_streamed(as, per_point, distances, &counts, &min_distance, &max_distance);
     if (!per_point) return;
     fold_points(as, counts, min_distance, max_distance, nullptr);
     return;
@@ -523,9 +561,20 @@ void explain_aggregate(CustomScanState* node, List* ancestors, ExplainState* es)
     if (key) appendStringInfo(&text, " per %s", key);
     ExplainPropertyText("Engine Aggregates", text.data, es);
   }
+  if (as->decision == PAIRS_PLANAR)
+    ExplainPropertyText("Engine Pairs Decided By", "point distance, PostgreSQL's arithmetic", es);
+  else if (as->decision == PAIRS_RECHECKED)
+    ExplainPropertyText("Engine Pairs Decided By",
+                        !as->join->engine_qual ? "the engine, the distance evaluated on each"
+                        : as->join->form_state->certain_position >= 0
+                            ? "the join clause, the engine within its certain bound"
+                            : "the join clause",
+                        es);
   if (es->analyze) {
     if (as->engine_totals.runs > 0) explain_engine_line(as->engine_totals, es);
     ExplainPropertyUInteger("Engine Pairs", nullptr, as->engine_pairs, es);
+    if (as->decision == PAIRS_RECHECKED)
+      ExplainPropertyUInteger("Engine Pairs Rechecked", nullptr, as->rechecked_pairs, es);
     ExplainPropertyUInteger("Pairs With Wild Rows", nullptr, as->wild_pairs, es);
     if (as->grouped) ExplainPropertyUInteger("Groups", nullptr, as->group_count, es);
   }

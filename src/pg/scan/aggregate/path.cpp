@@ -6,13 +6,17 @@
 //
 // Accepted: no HAVING, grouping sets, window functions or set-returning functions; at most one
 // GROUP BY item, a hashable column of one side (that side becomes the outer one); aggregates
-// count(*), count(<NOT NULL column>), and min / max of the join's own distance expression (equal()
-// to the one in the distance clause) where the engine's double is PostgreSQL's result (simjoin's
-// operators on real[] / float8[], distance.h; cube's distances, probed); no FILTER, DISTINCT or
-// ORDER BY in them; the join an inner join whose only clauses are the distance clause, decided by
-// the engine exactly, and cube's box clauses (decided on the engine's pairs), or such
-// a left join grouped by its kept side with count(<NOT NULL column of the other side>) (no
-// count(*): a row without a partner counts 1 there). Any other shape gets no path, and the query
+// count(*), count(<NOT NULL column>), and min / max of one float8 expression of the pair; no
+// FILTER, DISTINCT or ORDER BY in them; the join an inner join whose only clauses are the
+// distance clause and cube's box clauses (decided on the engine's pairs), or such a left join
+// grouped by its kept side with count(<NOT NULL column of the other side>) (no count(*): a row
+// without a partner counts 1 there). How the engine's pairs are decided and measured
+// (PairDecision, pg/scan/aggregate/plan_info.h): by the engine, where it decides the clause and
+// its double is the min's argument (simjoin's operators on real[] / float8[], distance.h; cube's
+// distances and PostGIS's ST_Distance of points, probed; the keys either way round); by
+// PostgreSQL's own point arithmetic reproduced in the engine (point <-> point, probed); else
+// each candidate checked with the join's clause where the engine does not decide it and the
+// argument evaluated by PostgreSQL on each pair. Any other shape gets no path, and the query
 // runs as before.
 #include "pg/scan/aggregate/aggregate.h"
 #include "pg/scan/aggregate/plan_info.h"
@@ -26,6 +30,7 @@ extern "C" {
 #include "catalog/pg_attribute.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -52,19 +57,24 @@ struct JoinFacts {
   Relids inner_relids;
   Expr* distance;          // the distance expression of the clause (nullptr: ST_DWithin)
   bool distance_is_exact;  // the engine's double is the distance expression's value
+  PairDecision decision;   // how the aggregate decides the engine's pairs
+  Expr* folded;            // the min's and max's argument, once one is taken (engine_aggregate)
 };
 
-// Whether the engine decides the join alone: an inner or left join, exact, no other clause.
+// Whether the join suits the aggregate: an inner or left join with no clause but the distance
+// clause (and cube's box clauses, decided on the engine's pairs). The engine decides its pairs
+// (exact), or planar_point_distance does (point <-> point, probed), or the clause's operator
+// rechecks them (every other form: the certain band without it).
 bool join_facts(PlannerInfo* root, const CustomPath* path, JoinFacts* facts) {
   const JoinPathInfo info = deform_path_private(path);
   if (info.output_mode != OUTPUT_UNORDERED) return false;  // an ordered variant
-  // The distance clause and cube's box clauses (decided on the engine's pairs), nothing else.
-  if (list_length(info.restrictlist) != 1 + info.n_boxes || !info.exact) return false;
+  if (list_length(info.restrictlist) != 1 + info.n_boxes) return false;
   facts->jointype = info.jointype;
   if (facts->jointype != JOIN_INNER && facts->jointype != JOIN_LEFT) return false;
   facts->outer_path = static_cast<Path*>(linitial(path->custom_paths));
   facts->inner_relids = static_cast<Path*>(lsecond(path->custom_paths))->parent->relids;
   facts->distance = nullptr;
+  facts->folded = nullptr;
   Expr* clause = info.match.clause;
   if (IsA(clause, OpExpr)) {
     ListCell* lc;
@@ -75,15 +85,25 @@ bool join_facts(PlannerInfo* root, const CustomPath* path, JoinFacts* facts) {
   const KeyKind kind = info.match.form.kind;
   const Metric metric = info.match.form.metric;
   const bool dwithin = info.match.form.dwithin;
+  const bool plain = info.match.scale == NIL && !dwithin && facts->distance != nullptr &&
+                     exprType(reinterpret_cast<Node*>(facts->distance)) == FLOAT8OID;
+  if (!info.exact) {
+    // point <-> point compared with a constant: PostgreSQL's arithmetic in the engine.
+    const bool planar = plain && kind == KEY_POINT && info.match.radius_side < 0 &&
+                        exact_point_distance();
+    facts->decision = planar ? PAIRS_PLANAR : PAIRS_RECHECKED;
+    // (rechecked, any float8 expression of the pair is evaluated by PostgreSQL: engine_aggregate)
+    facts->distance_is_exact = planar;
+    return true;
+  }
+  facts->decision = PAIRS_EXACT;
   // simjoin's own operators compute exact_distance on the doubles the engine reads (distance.h),
   // and so do cube's three distances where the arithmetic probe found them equal (engine_is_exact);
   // the cosine distance and the other types' operators are not proven bitwise equal. The engine's
   // distance is the clause's only where no arithmetic is applied to it (info.match.scale).
   const bool same_arithmetic =
       (kind == KEY_FLOAT_ARRAY && metric != Metric::Cosine) || kind == KEY_CUBE;
-  facts->distance_is_exact = facts->distance != nullptr && same_arithmetic && !dwithin &&
-                             info.match.scale == NIL &&
-                             exprType(reinterpret_cast<Node*>(facts->distance)) == FLOAT8OID;
+  facts->distance_is_exact = plain && same_arithmetic;
   // PostGIS's ST_DWithin on points decided by the engine: ST_Distance(outer key, inner key) is
   // the engine's distance where its own probe shows the same arithmetic (wild rows' pairs, such
   // as polygons, come from the child with PostGIS's value).
@@ -92,6 +112,41 @@ bool join_facts(PlannerInfo* root, const CustomPath* path, JoinFacts* facts) {
     facts->distance_is_exact = true;
   }
   return true;
+}
+
+// Whether a distance expression is the clause's, or the same function of the two keys swapped:
+// the engine's distances and PostgreSQL's point arithmetic are symmetric bit for bit (the keys'
+// differences are squared or taken absolutely; PostGIS's ST_Distance of two points, probed, is
+// the engine's).
+bool same_or_swapped(Expr* expr, Expr* distance) {
+  if (equal(expr, distance)) return true;
+  List* args = nullptr;
+  List* distance_args = nullptr;
+  if (IsA(expr, OpExpr) && IsA(distance, OpExpr)) {
+    const OpExpr* a = reinterpret_cast<OpExpr*>(expr);
+    const OpExpr* b = reinterpret_cast<OpExpr*>(distance);
+    if (a->opfuncid != b->opfuncid) return false;
+    args = a->args;
+    distance_args = b->args;
+  } else if (IsA(expr, FuncExpr) && IsA(distance, FuncExpr)) {
+    const FuncExpr* a = reinterpret_cast<FuncExpr*>(expr);
+    const FuncExpr* b = reinterpret_cast<FuncExpr*>(distance);
+    if (a->funcid != b->funcid) return false;
+    args = a->args;
+    distance_args = b->args;
+  }
+  return list_length(args) == 2 && list_length(distance_args) == 2 &&
+         equal(linitial(args), lsecond(distance_args)) &&
+         equal(lsecond(args), linitial(distance_args));
+}
+
+// Whether a rechecked join's aggregate can evaluate `expr` on each pair as its distance: float8,
+// of the join's own columns, no volatile function, subplan or aggregate.
+bool evaluable_distance(PlannerInfo* root, RelOptInfo* joinrel, Expr* expr) {
+  Node* node = reinterpret_cast<Node*>(expr);
+  return exprType(node) == FLOAT8OID && !contain_volatile_functions(node) &&
+         !contain_subplans(node) && !contain_agg_clause(node) &&
+         bms_is_subset(pull_varnos(root, node), joinrel->relids);
 }
 
 // A column of the join's relations declared NOT NULL (count(column) counts every pair then).
@@ -121,7 +176,7 @@ bool unique_column(PlannerInfo* root, const Var* var, Oid eq_operator, Oid colla
 
 // The engine's aggregate for an Aggref, or -1. A left join's rows without a partner count 0:
 // count(<NOT NULL column of the inner side>) only (*counted: that column).
-int engine_aggregate(PlannerInfo* root, RelOptInfo* joinrel, const JoinFacts& facts,
+int engine_aggregate(PlannerInfo* root, RelOptInfo* joinrel, JoinFacts& facts,
                      const Aggref* agg, Expr** counted) {
   if (agg->aggfilter || agg->aggdistinct != NIL || agg->aggorder != NIL || agg->agglevelsup != 0 ||
       agg->aggsplit != AGGSPLIT_SIMPLE || agg->aggkind != AGGKIND_NORMAL)
@@ -138,7 +193,17 @@ int engine_aggregate(PlannerInfo* root, RelOptInfo* joinrel, const JoinFacts& fa
       return AGG_COUNT;
     case F_MIN_FLOAT8:
     case F_MAX_FLOAT8:
-      if (!arg || !facts.distance_is_exact || !equal(arg, facts.distance)) return -1;
+      if (!arg) return -1;
+      if (!facts.folded) {  // the first min or max: its argument is the folded distance
+        if (facts.decision == PAIRS_RECHECKED ||
+            !(facts.distance_is_exact && same_or_swapped(arg, facts.distance))) {
+          // PostgreSQL evaluates it on each pair (an exact join's pairs then need no check)
+          if (!evaluable_distance(root, joinrel, arg)) return -1;
+          facts.decision = PAIRS_RECHECKED;
+        }
+        facts.folded = arg;
+      }
+      if (!equal(arg, facts.folded)) return -1;
       return agg->aggfnoid == F_MIN_FLOAT8 ? AGG_MIN_DISTANCE : AGG_MAX_DISTANCE;
     default:
       return -1;
@@ -277,7 +342,7 @@ void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* 
                             : inner_path);
   PathTarget* child_target = create_empty_pathtarget();
   if (key) add_column_to_pathtarget(child_target, reinterpret_cast<Expr*>(key), 0);
-  if (need_distance) add_column_to_pathtarget(child_target, facts.distance, 0);
+  if (need_distance) add_column_to_pathtarget(child_target, facts.folded, 0);
   if (counted) add_column_to_pathtarget(child_target, counted, 0);
   child->path.pathtarget = set_pathtarget_cost_width(root, child_target);
 
@@ -293,7 +358,14 @@ void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* 
   // (a left join's groups without a partner come from the child: never read in place)
   const bool unique = key && facts.jointype == JOIN_INNER &&
                       unique_column(root, key, eq_operator, exprCollation(reinterpret_cast<Node*>(key)));
+  // (pairs decided or measured in the fold: a call each, and an evaluated distance's expression)
+  QualCost evaluation{0, 0};
+  if (need_distance && facts.decision == PAIRS_RECHECKED)
+    cost_qual_eval_node(&evaluation, reinterpret_cast<Node*>(facts.folded), root);
   const Cost folded = join->path.total_cost - pairs * cpu_tuple_cost +
+                      (facts.decision != PAIRS_EXACT
+                           ? pairs * (cpu_operator_cost + evaluation.per_tuple)
+                           : 0) +
                       (key && !unique ? grouped_rows * 2 * cpu_operator_cost : 0) +
                       list_length(aggs) * groups * cpu_operator_cost;
 
@@ -320,6 +392,7 @@ void add_aggregate_path(PlannerInfo* root, UpperRelationKind stage, RelOptInfo* 
   plan.distance_column = need_distance ? (key ? 1 : 0) : -1;
   plan.key_unique = unique;
   plan.counted_column = counted ? Max(plan.distance_column, key ? 0 : -1) + 1 : -1;
+  plan.pair_decision = facts.decision;
   plan.n_aggs = list_length(kinds);
   plan.kinds = static_cast<int*>(palloc(sizeof(int) * Max(plan.n_aggs, 1)));
   int k = 0;

@@ -20,6 +20,7 @@ enum AggregatePrivate : int {
   AGGPRIV_DISTANCE_COLUMN,
   AGGPRIV_KEY_UNIQUE,
   AGGPRIV_COUNTED_COLUMN,
+  AGGPRIV_PAIR_DECISION,
   AGGPRIV_COUNT
 };
 // Positions in the path's custom_private.
@@ -35,6 +36,7 @@ AggregatePlanInfo deform_plan_list(List* priv) {
   info.distance_column = private_int(priv, AGGPRIV_DISTANCE_COLUMN);
   info.key_unique = private_int(priv, AGGPRIV_KEY_UNIQUE) != 0;
   info.counted_column = private_int(priv, AGGPRIV_COUNTED_COLUMN);
+  info.pair_decision = private_int(priv, AGGPRIV_PAIR_DECISION);
   info.n_aggs = list_length(priv) - AGGPRIV_COUNT;
   info.kinds = static_cast<int*>(palloc(sizeof(int) * Max(info.n_aggs, 1)));
   for (int k = 0; k < info.n_aggs; ++k) info.kinds[k] = private_int(priv, AGGPRIV_COUNT + k);
@@ -49,6 +51,7 @@ List* form_aggregate_plan_private(const AggregatePlanInfo& info) {
                           makeInteger(static_cast<int>(info.collation)),
                           makeInteger(info.distance_column), makeInteger(info.key_unique));
   priv = lappend(priv, makeInteger(info.counted_column));
+  priv = lappend(priv, makeInteger(info.pair_decision));
   for (int k = 0; k < info.n_aggs; ++k) priv = lappend(priv, makeInteger(info.kinds[k]));
   return priv;
 }

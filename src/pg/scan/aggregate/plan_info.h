@@ -12,6 +12,16 @@ extern "C" {
 
 namespace simjoin::pg::cs {
 
+// How the aggregate decides the engine's pairs and takes their distance.
+enum PairDecision : int {
+  PAIRS_EXACT = 0,     // the engine decides: its pairs are the join's, its distance the clause's
+  PAIRS_PLANAR = 1,    // point <-> point: the engine's candidates decided and measured by
+                       // planar_point_distance (PostgreSQL's arithmetic, probed)
+  PAIRS_RECHECKED = 2  // the engine's candidates checked with the join's clause where the
+                       // engine does not decide it (PostgreSQL's operator; the certain band
+                       // without it), the distance evaluated by PostgreSQL on each pair
+};
+
 // The plan (CustomScan::custom_private, Integers).
 struct AggregatePlanInfo {
   bool grouped;         // GROUP BY a column of the outer side (custom_scan_tlist's first)
@@ -21,6 +31,7 @@ struct AggregatePlanInfo {
   bool key_unique;      // a unique index proves the group key unique (NULLs aside)
   int counted_column;   // a left join's counted column in the child's target list (-1: none,
                         // each child row counts 1)
+  int pair_decision;    // PairDecision
   int n_aggs;           // the aggregates, in the order of custom_scan_tlist after the group key
   int* kinds;           // EngineAggregate of each
 };

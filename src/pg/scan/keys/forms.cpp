@@ -290,6 +290,11 @@ Oid exact_postgis_distance() {
              : InvalidOid;
 }
 
+bool exact_point_distance() {
+  static ProbeResult point_probe;  // a built-in operator: never forgotten
+  return point_probe.matches([] { return point_distance_matches(); });
+}
+
 CubeBoxRole cube_box_role(Oid funcid) {
   if (!forms_valid) build_forms();
   if (!OidIsValid(funcid)) return CUBE_BOX_NONE;

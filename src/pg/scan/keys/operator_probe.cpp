@@ -1,10 +1,13 @@
 #include "pg/scan/keys/operator_probe.h"
 
 #include "engine/bounds/arithmetic_probe.h"
+#include "engine/bounds/planar_hypot.h"
 #include "pg/pg_guard.h"
 
 extern "C" {
 #include "fmgr.h"
+#include "utils/fmgrprotos.h"
+#include "utils/geo_decls.h"
 #include "utils/memutils.h"
 }
 
@@ -125,6 +128,21 @@ bool postgis_distance_matches(const PostgisFunctions& functions) {
   return postgis_probe(functions.make_point, functions.distance, [](DwithinCalls* calls) {
     return distance_agrees_at(Metric::Euclidean, 2, distance_call, calls);
   });
+}
+
+bool point_distance_matches() {
+  const ForeignDistance planar = [](const double* a, const double* b, std::size_t, void*) {
+    return planar_point_distance(a, b);
+  };
+  const ForeignDistance server = [](const double* a, const double* b, std::size_t, void*) {
+    return pg_call([&] {
+      Point p{a[0], a[1]};
+      Point q{b[0], b[1]};
+      return DatumGetFloat8(
+          DirectFunctionCall2(point_distance, PointPGetDatum(&p), PointPGetDatum(&q)));
+    });
+  };
+  return distance_agrees_with(2, planar, nullptr, server, nullptr, 0x9017u);
 }
 
 bool cube_functions_match(const CubeFunctions& functions) {

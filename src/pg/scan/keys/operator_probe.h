@@ -32,5 +32,8 @@ bool cube_functions_match(const CubeFunctions& functions);
 bool postgis_dwithin_matches(const PostgisFunctions& functions);
 // Whether ST_Distance of two 2-D points is simjoin's Euclidean distance bit for bit.
 bool postgis_distance_matches(const PostgisFunctions& functions);
+// Whether PostgreSQL's point <-> point is planar_point_distance (engine/bounds/planar_hypot.h)
+// bit for bit.
+bool point_distance_matches();
 
 }  // namespace simjoin::pg::cs

@@ -13,7 +13,7 @@
 -- Points: the 199,568 GeoNames places (demo/data); -v eps=E (degrees, default 0.05) and
 -- -v metres=M (default 5000). Each engine query runs three times in one session, PostgreSQL's
 -- plan once (on points cut off after -v pg_timeout, default 120s); all are wrapped in
--- count(*), sum(c) and the sum of the maxima (rounded).
+-- count(*), sum(c) and the sum of the maxima (rounded); then the nearest other place on geography.
 \set ON_ERROR_STOP 1
 \if :{?eps}
 \else
@@ -62,4 +62,9 @@ RESET statement_timeout;
 \set by_form 'SELECT a.id, count(*) AS c, max(ST_Distance(a.gg, b.gg)) AS m FROM apt_places a JOIN apt_places b ON ST_DWithin(a.gg, b.gg, ' :metres ') GROUP BY a.id'
 \set by_array 'SELECT a.id, count(*) AS c, max(a.xyz <-> b.xyz) AS m FROM apt_places a JOIN apt_places b ON a.xyz <-> b.xyz <= ' :metres ' / 1000.0 GROUP BY a.id'
 \ir include/aggregates_runs.sql
+-- The nearest other place within :metres on geography (DISTINCT ON ... ORDER BY a.id, a.gg <->
+-- b.gg, b.id: the planner chooses between keeping each place's nearest in the scan, PostGIS
+-- measuring each candidate, and sorting every pair), then PostgreSQL's plan.
+\set nearest 'SELECT count(*) AS places, round(sum(d)::numeric, 3) AS sum_nearest FROM (SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.gg <-> b.gg AS d FROM apt_places a JOIN apt_places b ON ST_DWithin(a.gg, b.gg, ' :metres ') AND a.id <> b.id ORDER BY a.id, a.gg <-> b.gg, b.id) s'
+\ir include/nearest_runs.sql
 DROP TABLE apt_places;

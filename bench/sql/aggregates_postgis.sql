@@ -40,14 +40,5 @@ SELECT count(*) AS places, :eps AS eps_degrees FROM ap_places;
 -- The nearest other place within eps (DISTINCT ON; the engine keeps two per place and the key
 -- clause rejects the place itself), then PostgreSQL's plan.
 \set nearest 'SELECT count(*) AS places, round(sum(d)::numeric, 9) AS sum_nearest FROM (SELECT DISTINCT ON (a.id) a.id, b.id AS b, ST_Distance(a.g, b.g) AS d FROM ap_places a JOIN ap_places b ON ST_DWithin(a.g, b.g, ' :eps ') AND a.id <> b.id ORDER BY a.id, ST_Distance(a.g, b.g), b.id) s'
-\echo '== the nearest other place, engine:' :nearest
-EXPLAIN (COSTS OFF) :nearest;
-\timing on
-:nearest;
-:nearest;
-:nearest;
-SET simjoin.enable_customscan = off;
-:nearest;
-\timing off
-RESET simjoin.enable_customscan;
+\ir include/nearest_runs.sql
 DROP TABLE ap_places;

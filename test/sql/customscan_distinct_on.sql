@@ -320,7 +320,28 @@ SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b,
 SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b,
   ST_Distance(a.g, b.g) AS d FROM dn_ga a JOIN dn_ga b ON ST_DWithin(a.g, b.g, 0.3) AND a.id <> b.id
   ORDER BY a.id, ST_Distance(a.g, b.g), b.id$$);
-DROP TABLE dn_ga, dn_gb;
+-- geography (rechecked): each candidate checked with ST_DWithin beyond the certain bound and the
+-- ORDER BY's distance evaluated by PostGIS on it (Nearest By); geography's <-> (PostGIS prices
+-- it low enough for the path to win), the nearest, a LEFT JOIN, the nearest other; ST_Distance on
+-- the sphere with the keys swapped (the sort plan may win there: the same rows either way)
+CREATE TABLE dn_gg AS SELECT id, ST_SetSRID(g, 4326)::geography AS gg FROM dn_ga;
+INSERT INTO dn_gg VALUES (9200, 'SRID=4326;LINESTRING(1 1, 1.2 1.3)'), (9201, NULL);
+ALTER TABLE dn_gg ADD PRIMARY KEY (id);
+ANALYZE dn_gg;
+EXPLAIN (COSTS OFF) SELECT DISTINCT ON (a.id) a.id, b.id FROM dn_gg a JOIN dn_gg b
+  ON ST_DWithin(a.gg, b.gg, 20000) ORDER BY a.id, a.gg <-> b.gg, b.id;
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.gg <-> b.gg AS d
+  FROM dn_gg a JOIN dn_gg b ON ST_DWithin(a.gg, b.gg, 20000) ORDER BY a.id, a.gg <-> b.gg, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.gg <-> b.gg AS d
+  FROM dn_gg a LEFT JOIN dn_gg b ON ST_DWithin(a.gg, b.gg, 5000) AND a.id <> b.id
+  ORDER BY a.id, a.gg <-> b.gg, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b, a.gg <-> b.gg AS d
+  FROM dn_gg a JOIN dn_gg b ON ST_DWithin(a.gg, b.gg, 30000) AND a.id <> b.id
+  ORDER BY a.id, a.gg <-> b.gg, b.id$$);
+SELECT * FROM pg_temp.cs_compare($$SELECT DISTINCT ON (a.id) a.id, b.id AS b
+  FROM dn_gg a JOIN dn_gg b ON ST_DWithin(a.gg, b.gg, 25000, false)
+  ORDER BY a.id, ST_Distance(b.gg, a.gg, false), b.id$$);
+DROP TABLE dn_ga, dn_gb, dn_gg;
 \endif
 
 SET simjoin.enable_aggregates = off;

@@ -200,6 +200,7 @@ void begin_scan_impl(CustomScanState* node, EState* estate, int eflags) {
   List* quals = plan->quals;
   st->wild_qual = ExecInitQual(quals, &node->ss.ps);
   st->engine_qual = st->wild_qual;
+  st->nearest_distance = ExecInitExpr(plan->nearest_distance, &node->ss.ps);
   List* engine_clauses = quals;
   if (st->distance_qual >= 0) {
     engine_clauses = NIL;

@@ -99,6 +99,11 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
                             ? "two nearest inner rows per outer row (a key clause rejects one)"
                             : "nearest inner row per outer row",
                         es);
+  if (st->plan->nearest_distance)  // (a form the engine does not measure: evaluated per pair)
+    ExplainPropertyText("Nearest By",
+                        deparse_expression(reinterpret_cast<Node*>(st->plan->nearest_distance),
+                                           context, true, false),
+                        es);
   explain_index_probe(st, es);
   // The device setting is machine-specific (gpu on a GPU machine's test run): a detail.
   if (explain_details_setting) ExplainPropertyText("Device", device_name(), es);

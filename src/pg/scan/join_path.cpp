@@ -185,6 +185,7 @@ JoinPathInfo describe_path(PlannerInfo* root, RelOptInfo* joinrel, RelOptInfo* o
                            RelOptInfo* innerrel, JoinType jointype, JoinPathExtraData* extra,
                            const Match& match, const PairCounts& counts) {
   JoinPathInfo info;
+  info.nearest_distance = nullptr;
   info.restrictlist = extra->restrictlist;
   info.match = match;
   info.exact = engine_is_exact(match.form) && match.scale == NIL && match.radius_side < 0 &&
@@ -220,6 +221,8 @@ struct PathCost {
   double candidates;
 };
 
+}  // namespace
+
 // Each candidate pair is checked with the join's clauses; where the engine is exact (simjoin's
 // own distances) its pairs are the result of the distance clause and only the others remain.
 // Where a certain bound decides the engine's pairs within it, the operator checks only the share
@@ -245,6 +248,8 @@ QualCost checked_clauses_cost(PlannerInfo* root, const JoinPathInfo& info) {
   }
   return qual_cost;
 }
+
+namespace {
 
 // Keys with an extent: a box distance on each of the engine's candidates leaves the clauses
 // the pairs whose boxes are within the bound, the sampled `pairs` (pg/scan/sample.cpp).

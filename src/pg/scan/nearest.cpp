@@ -18,10 +18,39 @@
 #include "engine/bounds/planar_hypot.h"
 
 extern "C" {
+#include "executor/executor.h"
+}
+
+#include <cmath>
+
+extern "C" {
 #include "utils/memutils.h"
 }
 
 namespace simjoin::pg::cs {
+
+namespace {
+
+// A candidate of a form the engine does not measure: whether the join's clauses accept it (the
+// engine's certain bound, where there is one, for the distance clause), and its distance as
+// PostgreSQL evaluates the ORDER BY's (NULL taken as NaN: never for two keys the engine reads).
+bool evaluate_candidate(SimJoinState* st, uint32 p, uint32 q, double* d) {
+  ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
+  econtext->ecxt_scantuple = engine_pair_scan_tuple(st, p, q);
+  // (within the certain bound, the join's other clauses only)
+  ExprState* qual =
+      *d <= st->form_state->certain_bound ? st->form_state->certain_qual : st->engine_qual;
+  const bool pass = !qual || ExecQual(qual, econtext);
+  if (pass) {
+    bool isnull;
+    const Datum value = ExecEvalExpr(st->nearest_distance, econtext, &isnull);
+    *d = isnull ? std::nan("") : DatumGetFloat8(value);
+  }
+  ResetExprContext(econtext);
+  return pass;
+}
+
+}  // namespace
 
 Size collect_nearest_pairs(SimJoinState* st, MemoryContext mcxt, uint32** left, uint32** right) {
   const uint32 n_points = st->outer.n_points;
@@ -35,20 +64,26 @@ Size collect_nearest_pairs(SimJoinState* st, MemoryContext mcxt, uint32** left, 
   for (Size s = 0; s < slots; ++s) best[s] = kNoRow;
   // The inner points are in space order; their rows are in the inner input's order.
   const uint32* inner_row = st->inner.point_row;
-  // Whether (d, q) comes before the kept pair in slot s: smaller distance, then earlier row.
+  // Whether (d, q) comes before the kept pair in slot s: smaller distance (in float8's order:
+  // NaN, an evaluated distance, after every number), then earlier row.
   auto before = [&](Size s, double d, uint32 q) {
-    return best[s] == kNoRow || d < best_distance[s] ||
-           (d == best_distance[s] && inner_row[q] < inner_row[best[s]]);
+    if (best[s] == kNoRow) return true;
+    const double kept = best_distance[s];
+    if (std::isnan(kept) != std::isnan(d)) return std::isnan(kept);
+    return d < kept || ((d == kept || std::isnan(d)) && inner_row[q] < inner_row[best[s]]);
   };
   // point <-> point (never exact in the engine; the path's condition): each candidate measured
-  // and decided with PostgreSQL's arithmetic.
-  const bool planar = st->form.kind == KEY_POINT;
+  // and decided with PostgreSQL's arithmetic; other forms the engine does not measure: the join's
+  // clause and the ORDER BY's distance evaluated (evaluate_candidate).
+  const bool planar = st->form.kind == KEY_POINT && !st->nearest_distance;
   // cube's box clauses, decided natively, are the join's only other clauses but a.k <> b.k.
   fold_streamed_pairs(st, [&](uint32 p, uint32 q, double d) {
     if (planar) {
       d = planar_point_distance(st->outer.points + 2 * static_cast<Size>(p),
                                 st->inner.points + 2 * static_cast<Size>(q));
       if (!(st->strict ? d < st->eps : d <= st->eps)) return;
+    } else if (st->nearest_distance && !evaluate_candidate(st, p, q, &d)) {
+      return;
     }
     const Size first = static_cast<Size>(p) * keep;
     if (before(first, d, q)) {

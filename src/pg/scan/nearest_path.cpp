@@ -8,6 +8,7 @@ extern "C" {
 #include "catalog/pg_type_d.h"
 #include "access/stratnum.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -43,7 +44,9 @@ namespace simjoin::pg::cs {
 //   is equal() to the clause's: the engine's distance is then the operator's value bit for bit,
 //   so its smallest is the first in PostgreSQL's ORDER BY; or point <-> point, which the fold
 //   measures and decides with PostgreSQL's arithmetic (planar_point_distance, probed). Other
-//   rechecked forms (geography, pgvector, PostGIS shapes) get no path.
+//   rechecked forms (geography, pgvector, PostGIS shapes): the fold checks each candidate with
+//   the join's clause and evaluates the ORDER BY's distance on it (a float8 expression of both
+//   sides, JoinPathInfo::nearest_distance), so its smallest is again PostgreSQL's first.
 // - The join's clauses are the distance clause and cube's box clauses decided natively on the
 //   engine's pairs (the fold checks them: pg/scan/nearest.cpp), and at most a self-join's
 //   a.k <> b.k on a unique NOT NULL column, which rejects one inner row per outer row: the fold
@@ -87,27 +90,60 @@ bool other_clauses_allowed(PlannerInfo* root, const JoinPathInfo& info) {
   return true;
 }
 
-// The distance expression of a kept join's clause where the nearest path may derive from it (see
-// the top: an inner or LEFT join, the query's top join, decided by the engine exactly with one
-// bound, the distance clause and cube's box clauses its only clauses but for a.k <> b.k);
-// nullptr otherwise.
-Expr* nearest_distance(PlannerInfo* root, const KeptJoinPath* kept) {
+// What the nearest path of a kept join measures: the clause's distance expression (the
+// engine's, or PostgreSQL's point arithmetic in the fold), or, where the engine does not measure
+// the form, the ORDER BY's distance evaluated on each candidate (evaluated, distance nullptr).
+struct NearestMeasure {
+  Expr* distance;
+  bool evaluated;
+};
+
+// The measure of a kept join where the nearest path may derive from it (see the top: an inner
+// or LEFT join, the query's top join, one bound, the distance clause and cube's box clauses its
+// only clauses but for a.k <> b.k); {nullptr, false} otherwise.
+NearestMeasure nearest_measure(PlannerInfo* root, const KeptJoinPath* kept) {
   const JoinPathInfo info = deform_path_private(kept->path);
   const Match& match = info.match;
+  if ((info.jointype != JOIN_INNER && info.jointype != JOIN_LEFT) ||
+      !bms_equal(kept->joinrel->relids, root->all_baserels) || match.scale != NIL ||
+      match.radius_side >= 0 || !other_clauses_allowed(root, info))
+    return {nullptr, false};
   // point <-> point: the fold measures and decides each candidate with PostgreSQL's own
   // arithmetic (planar_point_distance, probed), its value the operator's bit for bit.
   const bool planar = match.form.kind == KEY_POINT && !match.form.dwithin && exact_point_distance();
-  if ((info.jointype != JOIN_INNER && info.jointype != JOIN_LEFT) ||
-      !bms_equal(kept->joinrel->relids, root->all_baserels) || !(info.exact || planar) ||
-      match.scale != NIL || match.radius_side >= 0 || !other_clauses_allowed(root, info))
-    return nullptr;
+  if (!info.exact && !planar) return {nullptr, true};
   // PostGIS's ST_DWithin on points: ST_Distance of the keys, where its probe passes.
-  if (match.form.dwithin) return postgis_distance_of(match);
-  if (!IsA(match.clause, OpExpr)) return nullptr;
+  if (match.form.dwithin) {
+    Expr* st_distance = postgis_distance_of(match);
+    return {st_distance, st_distance == nullptr};
+  }
+  if (!IsA(match.clause, OpExpr)) return {nullptr, false};
   // The distance: the comparison's argument that is not the bound.
   const OpExpr* op = reinterpret_cast<const OpExpr*>(match.clause);
-  return static_cast<Expr*>(linitial(op->args) == match.eps ? lsecond(op->args)
-                                                            : linitial(op->args));
+  return {static_cast<Expr*>(linitial(op->args) == match.eps ? lsecond(op->args)
+                                                             : linitial(op->args)),
+          false};
+}
+
+// The ORDER BY's distance where PostgreSQL evaluates it on each candidate: a member of the
+// pathkey's class that reads both sides of the join, float8, no volatile function or subplan.
+Expr* evaluated_distance(PlannerInfo* root, const KeptJoinPath* join, const PathKey* pk) {
+  const EquivalenceClass* ec = pk->pk_eclass;
+  if (ec->ec_has_volatile) return nullptr;
+  ListCell* lc;
+  foreach (lc, ec->ec_members) {
+    const EquivalenceMember* em = static_cast<EquivalenceMember*>(lfirst(lc));
+    Node* expr = reinterpret_cast<Node*>(em->em_expr);
+    if (em->em_is_child || em->em_is_const || exprType(expr) != FLOAT8OID ||
+        !bms_overlap(em->em_relids, join->outerrel->relids) ||
+        !bms_overlap(em->em_relids, join->innerrel->relids) ||
+        !bms_is_subset(em->em_relids, join->joinrel->relids) || contain_subplans(expr) ||
+        contain_volatile_functions(expr))
+      continue;
+    return em->em_expr;
+  }
+  (void)root;
+  return nullptr;
 }
 
 // Whether an expression of the pathkey's class is computed from `relids` alone.
@@ -156,14 +192,16 @@ Path* sorted_input(PlannerInfo* root, RelOptInfo* rel, Path* cheapest, List* pat
 
 // The nearest path of one kept join, whose clause computes `distance`, if the query's shape
 // allows it (see the top).
-void add_nearest_path(PlannerInfo* root, const KeptJoinPath* join, Expr* distance,
+void add_nearest_path(PlannerInfo* root, const KeptJoinPath* join, NearestMeasure measure,
                       RelOptInfo* input_rel, RelOptInfo* distinct_rel, List* needed,
                       int n_distinct) {
   for (int k = 0; k < n_distinct; ++k)
     if (!pathkey_reads_only(static_cast<PathKey*>(list_nth(needed, k)), join->outerrel->relids))
       return;
-  if (!is_distance_ascending(static_cast<PathKey*>(list_nth(needed, n_distinct)), distance))
-    return;
+  const PathKey* distance_key = static_cast<PathKey*>(list_nth(needed, n_distinct));
+  Expr* distance =
+      measure.evaluated ? evaluated_distance(root, join, distance_key) : measure.distance;
+  if (!distance || !is_distance_ascending(distance_key, distance)) return;
   List* tie_keys = list_copy_tail(needed, n_distinct + 1);
   ListCell* lc;
   foreach (lc, tie_keys)
@@ -178,9 +216,11 @@ void add_nearest_path(PlannerInfo* root, const KeptJoinPath* join, Expr* distanc
   // Cost: both inputs read (and sorted), each row into the engine, the engine's pairs, each
   // folded into its outer row's best (one comparison), and one row per outer row with a match.
   const double rows_o = outer->rows, rows_i = inner->rows;
-  const double candidates = join->candidates;
-  // The outer rows with a match (a LEFT join: every outer row).
   JoinPathInfo info = deform_path_private(unordered);
+  // A key-ordered self-join's unordered plan takes each unordered pair once (a shared scan);
+  // the nearest mode reads both sides and takes every pair both ways: twice the candidates.
+  const double candidates = join->candidates * (info.key_order != KEY_ORDER_NONE ? 2 : 1);
+  // The outer rows with a match (a LEFT join: every outer row).
   const double matched = info.jointype == JOIN_LEFT
                              ? rows_o
                              : rows_o * (1 - std::exp(-candidates / Max(rows_o, 1.0)));
@@ -190,14 +230,23 @@ void add_nearest_path(PlannerInfo* root, const KeptJoinPath* join, Expr* distanc
   *path = *unordered;
   path->path.pathtarget = target;
   path->path.rows = clamp_row_est(matched);
+  // (an evaluated distance: the join's clauses on each candidate, the distance on each pair)
+  Cost evaluation = 0;
+  if (measure.evaluated) {
+    QualCost distance_cost;
+    cost_qual_eval_node(&distance_cost, reinterpret_cast<Node*>(distance), root);
+    evaluation = candidates * (checked_clauses_cost(root, info).per_tuple + cpu_tuple_cost) +
+                 unordered->path.rows * distance_cost.per_tuple;
+  }
   path->path.startup_cost = outer->total_cost + inner->total_cost + startup_cost_setting +
                             (rows_o + rows_i) * per_row +
-                            candidates * (pair_cost_setting + cpu_operator_cost);
+                            candidates * (pair_cost_setting + cpu_operator_cost) + evaluation;
   path->path.total_cost = path->path.startup_cost +
                           path->path.rows * (cpu_tuple_cost + target->cost.per_tuple);
   path->path.pathkeys = list_truncate(list_copy(needed), n_distinct);
   path->custom_paths = list_make2(outer, inner);
   info.output_mode = OUTPUT_NEAREST;
+  info.nearest_distance = measure.evaluated ? distance : nullptr;
   path->custom_private = form_path_private(info);
 
   // ORDER BY within the rows of one key, then the first of each key.
@@ -229,8 +278,9 @@ void add_nearest_paths(PlannerInfo* root, RelOptInfo* input_rel, RelOptInfo* dis
   // The last kept first (add_path keeps the first of two paths it finds equal).
   for (const KeptJoinPath* join = last_kept_join_path(); join; join = join->previous) {
     if (join->root != root || join->joinrel != input_rel) continue;
-    if (Expr* distance = nearest_distance(root, join))
-      add_nearest_path(root, join, distance, input_rel, distinct_rel, needed, n_distinct);
+    const NearestMeasure measure = nearest_measure(root, join);
+    if (measure.distance || measure.evaluated)
+      add_nearest_path(root, join, measure, input_rel, distinct_rel, needed, n_distinct);
   }
 }
 

@@ -264,6 +264,7 @@ Plan* build_plan(PlannerInfo* root, CustomPath* best_path, List* tlist, List* cu
   plan.radius_side = m.radius_side;
   plan.jointype = path.jointype;
   plan.output_mode = path.output_mode;
+  plan.nearest_distance = path.nearest_distance;
   plan_clauses(root, best_path, path, &plan);
   plan.outer_columns = list_length(outer_plan->targetlist);
   // A per-row radius is read while its side is loaded, an outer or anti-join keeps the outer

@@ -24,6 +24,7 @@ enum PathIndex {
   PATH_CLAUSE,
   PATH_SCALE,  // Match::scale (its steps: scale_step_op, scale_step_factor)
   PATH_PROBE,  // IndexProbe: the index, then per key its numbers and value (probe_list)
+  PATH_NEAREST_DISTANCE,
   PATH_KIND,
   PATH_METRIC,
   PATH_COSINE,
@@ -68,7 +69,15 @@ enum PrivateIndex {
 // (Then per index probe key its attno, strategy, subtype, function and collation.)
 // The plan's custom_exprs: these, then per box clause its r and n, then per operation on the
 // distance its factor, then per index probe key its value.
-enum ExprIndex { EXPR_OUTER_KEY = 0, EXPR_INNER_KEY, EXPR_EPS, EXPR_QUAL, EXPR_OTHER_QUAL, EXPR_COUNT };
+enum ExprIndex {
+  EXPR_OUTER_KEY = 0,
+  EXPR_INNER_KEY,
+  EXPR_EPS,
+  EXPR_QUAL,
+  EXPR_OTHER_QUAL,
+  EXPR_NEAREST_DISTANCE,  // (NULL: none)
+  EXPR_COUNT
+};
 
 int int_at(List* list, int index) { return intVal(list_nth(list, index)); }
 Expr* expr_at(List* list, int index) { return static_cast<Expr*>(list_nth(list, index)); }
@@ -119,6 +128,7 @@ List* form_path_private(const JoinPathInfo& info) {
   List* priv = list_make5(info.restrictlist, m.outer_key, m.inner_key, m.eps, m.clause);
   priv = lappend(priv, m.scale);
   priv = lappend(priv, probe_list(info.probe));
+  priv = lappend(priv, info.nearest_distance);
   priv = append_ints(priv, {m.form.kind, static_cast<int>(m.form.metric), m.form.cosine,
                             m.form.dwithin, m.form.float32, m.strict, m.radius_side, info.exact,
                             info.key_order, info.jointype, info.output_mode});
@@ -140,6 +150,7 @@ JoinPathInfo deform_path_private(const CustomPath* path) {
   m.clause = expr_at(priv, PATH_CLAUSE);
   m.scale = static_cast<List*>(list_nth(priv, PATH_SCALE));
   info.probe = probe_of_list(static_cast<List*>(list_nth(priv, PATH_PROBE)));
+  info.nearest_distance = expr_at(priv, PATH_NEAREST_DISTANCE);
   m.form.kind = static_cast<KeyKind>(int_at(priv, PATH_KIND));
   m.form.metric = static_cast<Metric>(int_at(priv, PATH_METRIC));
   m.form.cosine = int_at(priv, PATH_COSINE) != 0;
@@ -173,6 +184,7 @@ void form_plan_private(const JoinPlanInfo& info, CustomScan* cscan) {
     priv = append_ints(priv, {static_cast<int>(rows.table), rows.id_attno, rows.id_position});
   List* exprs = list_make5(copy_expr(info.outer_key), copy_expr(info.inner_key),
                            copy_expr(info.eps), info.quals, info.other_quals);
+  exprs = lappend(exprs, copy_expr(info.nearest_distance));
   for (int k = 0; k < info.n_boxes; ++k) {
     priv = append_ints(priv, {info.boxes[k].position, info.boxes[k].enlarged_side});
     exprs = lappend(lappend(exprs, copy_expr(info.boxes[k].r)), copy_expr(info.boxes[k].n));
@@ -218,6 +230,7 @@ JoinPlanInfo* deform_plan_private(const CustomScan* cscan) {
   info->eps = expr_at(exprs, EXPR_EPS);
   info->quals = static_cast<List*>(list_nth(exprs, EXPR_QUAL));
   info->other_quals = static_cast<List*>(list_nth(exprs, EXPR_OTHER_QUAL));
+  info->nearest_distance = expr_at(exprs, EXPR_NEAREST_DISTANCE);
   info->n_boxes = int_at(priv, PRIV_BOX_COUNT);
   info->boxes = static_cast<PlanBox*>(palloc0(sizeof(PlanBox) * Max(info->n_boxes, 1)));
   for (int k = 0; k < info->n_boxes; ++k)

@@ -37,9 +37,15 @@ struct JoinPathInfo {
   JoinType jointype;        // JOIN_INNER, JOIN_LEFT, JOIN_SEMI or JOIN_ANTI
   OutputMode output_mode;   // grouped by outer row (pg/scan/ordered.cpp, nearest_path.cpp)
   IndexProbe probe;         // the outer side read through an index (an unordered inner or semi-join)
+  // OUTPUT_NEAREST of a form the engine does not measure: the ORDER BY's distance, evaluated by
+  // PostgreSQL on each candidate (pg/scan/nearest.cpp); nullptr otherwise.
+  Expr* nearest_distance;
 };
 List* form_path_private(const JoinPathInfo& info);
 JoinPathInfo deform_path_private(const CustomPath* path);
+// The cost of checking the join's clauses on one candidate pair of the path (those the engine
+// does not decide; the certain bound's share; pg/scan/join_path.cpp).
+QualCost checked_clauses_cost(PlannerInfo* root, const JoinPathInfo& info);
 
 // ---- the plan (CustomScan::custom_private: numbers; custom_exprs: expressions) -------------
 // A cube box clause decided natively: its position in the qual, the enlarged key's side (0: the
@@ -89,6 +95,7 @@ struct JoinPlanInfo {
   int n_scale;
   PlanScaleStep* scale;
   IndexProbe probe;  // the outer side read through an index (index.index valid)
+  Expr* nearest_distance;  // JoinPathInfo::nearest_distance, over the scan tuple
 };
 // Sets cscan's custom_private and custom_exprs (the expressions, which setrefs fixes up).
 void form_plan_private(const JoinPlanInfo& info, CustomScan* cscan);

@@ -189,6 +189,9 @@ struct SimJoinState {
   struct OrderedOutput* ordered_output;
   // The ordered output keeps only each outer point's nearest engine pair (OUTPUT_NEAREST).
   bool nearest;
+  // The nearest measured by this distance (JoinPlanInfo::nearest_distance), evaluated on each
+  // candidate that the join's clause accepts; nullptr: by the engine's distance.
+  ExprState* nearest_distance;
   // A parent runs the engine on the loaded sides itself (pg/scan/aggregate/exec.cpp): the
   // scan starts no stream and returns only the pairs with a wild row.
   bool engine_by_caller;

@@ -87,7 +87,7 @@ struct AggregateState {
   TupleTableSlot* key_slot;    // a key to look up (virtual)
   TupleTableSlot* entry_slot;  // a group's stored key (minimal)
   uint64 engine_pairs;         // EXPLAIN ANALYZE
-  EngineTotals engine_totals;  // EXPLAIN ANALYZE's Engine line (machine details)
+  EngineTotals engine_totals;  // EXPLAIN ANALYZE's Engine line (compute_neighbour_stats' runs)
   uint64 wild_pairs;
   uint64 rechecked_pairs;      // PAIRS_RECHECKED: engine pairs the clause's operator checked
   uint64 group_count;
@@ -293,8 +293,7 @@ uint64 fold_streamed(AggregateState* as, bool per_point, bool distances, uint64*
     if (first || float8_lt(d, (*min_distance)[p])) (*min_distance)[p] = d;
     if (first || float8_gt(d, (*max_distance)[p])) (*max_distance)[p] = d;
   });
-  stop_stream(st);
-  as->engine_totals = st->totals;  // the child's engine runs are this scan's
+  stop_stream(st);  // (the child's engine runs are this scan's: explain_aggregate reads them)
   return pairs;
 }
 
@@ -571,7 +570,10 @@ void explain_aggregate(CustomScanState* node, List* ancestors, ExplainState* es)
                             : "the join clause",
                         es);
   if (es->analyze) {
-    if (as->engine_totals.runs > 0) explain_engine_line(as->engine_totals, es);
+    // the engine's runs: this scan's (compute_neighbour_stats), or the child's stream's
+    const EngineTotals& totals =
+        as->engine_totals.runs > 0 ? as->engine_totals : as->join->totals;
+    if (totals.runs > 0) explain_engine_line(totals, es);
     ExplainPropertyUInteger("Engine Pairs", nullptr, as->engine_pairs, es);
     if (as->decision == PAIRS_RECHECKED)
       ExplainPropertyUInteger("Engine Pairs Rechecked", nullptr, as->rechecked_pairs, es);

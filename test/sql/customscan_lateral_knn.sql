@@ -85,6 +85,21 @@ EXPLAIN (COSTS OFF) SELECT q.id, n.id FROM nn_q q
 EXPLAIN (COSTS OFF) SELECT q.id, n.id FROM nn_q q
   CROSS JOIN LATERAL (SELECT b.id FROM nn_b b ORDER BY q.v <-> b.v DESC LIMIT 3) n;
 
+-- Built-in point keys: PostgreSQL's own hypotenuse in the engine (probed); a NaN point is wild.
+CREATE TABLE nn_bp AS SELECT id, cat, point(v[1], v[2]) AS p FROM nn_b WHERE id < 9000;
+INSERT INTO nn_bp VALUES (9101, 3, point('NaN', 1)), (9102, 3, NULL);
+CREATE TABLE nn_qp AS SELECT id, point(v[1], v[2]) AS p FROM nn_q WHERE id < 9000;
+ANALYZE nn_bp;
+ANALYZE nn_qp;
+EXPLAIN (COSTS OFF) SELECT q.id, n.id, n.d FROM nn_qp q
+  CROSS JOIN LATERAL (SELECT b.id, q.p <-> b.p AS d FROM nn_bp b ORDER BY q.p <-> b.p LIMIT 5) n;
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_qp q
+  CROSS JOIN LATERAL (SELECT b.id, q.p <-> b.p AS d FROM nn_bp b ORDER BY q.p <-> b.p LIMIT 10) n$$);
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_qp q
+  LEFT JOIN LATERAL (SELECT b.id, b.p <-> q.p AS d FROM nn_bp b WHERE b.cat = 3
+                     ORDER BY b.p <-> q.p LIMIT 3000) n ON true$$);
+DROP TABLE nn_bp, nn_qp;
+
 -- 2. Every operator and function form of step 1, float8[] and real[].
 SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_q q
   CROSS JOIN LATERAL (SELECT b.id, q.v <-> b.v AS d FROM nn_b b ORDER BY q.v <-> b.v LIMIT 10) n$$);

@@ -250,8 +250,9 @@ inline bool decide_pair(AggregateState* as, uint32 p, uint32 q, double d, bool d
   if (certain && !distances) return true;
   ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
   econtext->ecxt_scantuple = engine_pair_scan_tuple(st, p, q);
-  bool pass = certain || st->engine_qual == nullptr || ExecQual(st->engine_qual, econtext);
-  if (!certain) as->rechecked_pairs++;
+  const bool check = !certain && st->engine_qual != nullptr;
+  const bool pass = !check || ExecQual(st->engine_qual, econtext);
+  if (check) as->rechecked_pairs++;
   if (pass && distances) {
     bool isnull;
     const Datum value = ExecEvalExpr(as->distance_state, econtext, &isnull);

@@ -6,7 +6,7 @@
 // reference dimension), NULL, or wild (the engine cannot represent it: NaN, wrong dimension,
 // NULL elements, a box cube...). Each rescan (a new outer key) then computes
 //  - the engine's exact_distance from the outer key to every cached point (engine_is_exact: the
-//    operator's value bit for bit);
+//    operator's value bit for bit; point keys: planar_point_distance, PostgreSQL's arithmetic);
 //  - for each wild row, in physical order, the quals and then the ORDER BY expression itself:
 //    PostgreSQL's operator, with its errors (a dimension mismatch raises as in its own plan);
 //  - where the outer key itself is NULL every distance is NULL; where it is wild or of another
@@ -15,12 +15,14 @@
 // and a sort of the first max(64, 4 * limit), then chunks twice as large), ordered by (distance,
 // physical position), NaN after every number; the rows whose distance is NULL follow in physical
 // order (ASC NULLS LAST). Each emitted row is fetched by TID (its visible version under the
-// snapshot) and ExecScan checks the other quals and projects.
+// snapshot), the other quals checked unless they were for this key (a wild row's), and ExecScan
+// projects.
 //
 // C++ runs only in the selection (std::nth_element / std::sort on plain arrays, inside
 // cpp_guard); the rest is C-style code over memory of the query's context.
 #include "pg/scan/nearest_scan/nearest_scan.h"
 
+#include "engine/bounds/planar_hypot.h"
 #include "engine/distance.h"
 #include "pg/pg_guard.h"
 
@@ -67,6 +69,7 @@ struct NearestScanState {
   ExprState* outer_key;
   ExprState* inner_key;
   ExprState* cache_filter;
+  ExprState* quals;       // the other quals, checked by next_row (ExecScan has none)
   int limit_hint;
   // The cache, built once per execution.
   bool cached;
@@ -79,6 +82,10 @@ struct NearestScanState {
   uint32* point_row;      // [points] their positions
   double* coords;         // [points * ref.dim]
   uint32 irregular;       // rows with status ROW_NULL or ROW_WILD
+  // [rows] the outer key (key_number) for which a row's quals passed (evaluate_row): checked
+  // once per key.
+  uint32* quals_passed_for;
+  uint32 key_number;
   KeyRef ref;
   // The current outer key's order.
   bool started;
@@ -170,6 +177,8 @@ void build_cache(NearestScanState* st) {
   st->candidates =
       static_cast<Candidate*>(palloc_extended(sizeof(Candidate) * rows, MCXT_ALLOC_HUGE));
   st->tail = static_cast<uint32*>(palloc_extended(sizeof(uint32) * rows, MCXT_ALLOC_HUGE));
+  st->quals_passed_for = static_cast<uint32*>(
+      palloc_extended(sizeof(uint32) * rows, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO));
   st->outer_coords = static_cast<double*>(palloc(sizeof(double) * Max(st->ref.dim, 1)));
   MemoryContextSwitchTo(query_context);
   st->cached = true;
@@ -191,7 +200,8 @@ void evaluate_row(NearestScanState* st, uint32 row) {
   ResetExprContext(econtext);
   if (!fetch_row(st, row)) return;
   econtext->ecxt_scantuple = st->css.ss.ss_ScanTupleSlot;
-  if (!ExecQual(st->css.ss.ps.qual, econtext)) return;
+  if (!ExecQual(st->quals, econtext)) return;
+  st->quals_passed_for[row] = st->key_number;
   bool isnull;
   const Datum distance = ExecEvalExpr(st->distance, econtext, &isnull);
   if (isnull)
@@ -205,6 +215,7 @@ void order_rows(NearestScanState* st) {
   ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
   st->n_candidates = st->sorted = st->next = 0;
   st->n_tail = st->next_tail = 0;
+  st->key_number++;  // (from 1: quals_passed_for starts at 0)
   st->chunk = static_cast<uint32>(Max(64, Min(4 * static_cast<int64>(st->limit_hint), 1 << 24)));
   st->started = true;
   ResetExprContext(econtext);
@@ -232,8 +243,10 @@ void order_rows(NearestScanState* st) {
   const int dim = st->ref.dim;
   for (uint32 i = 0; i < st->points; ++i) {
     if ((i & 0x3fff) == 0) CHECK_FOR_INTERRUPTS();
-    const double d = exact_distance(st->outer_coords, st->coords + static_cast<Size>(i) * dim,
-                                    dim, st->form.metric);
+    const double* point = st->coords + static_cast<Size>(i) * dim;
+    const double d = st->form.kind == KEY_POINT
+                         ? planar_point_distance(st->outer_coords, point)
+                         : exact_distance(st->outer_coords, point, dim, st->form.metric);
     st->candidates[st->n_candidates++] = Candidate{d, st->point_row[i]};
   }
   if (st->irregular == 0) return;
@@ -278,11 +291,23 @@ TupleTableSlot* next_row(ScanState* node) {
     } else {
       return ExecClearTuple(slot);
     }
-    if (fetch_row(st, row)) return slot;
+    if (!fetch_row(st, row)) continue;
+    if (!st->quals || st->quals_passed_for[row] == st->key_number) return slot;
+    ExprContext* econtext = node->ps.ps_ExprContext;
+    econtext->ecxt_scantuple = slot;
+    if (ExecQual(st->quals, econtext)) return slot;
+    InstrCountFiltered1(node, 1);
+    ResetExprContext(econtext);
   }
 }
 
-bool recheck_row(ScanState*, TupleTableSlot*) { return true; }
+// EvalPlanQual's test row: the quals (ExecScan has none of its own).
+bool recheck_row(ScanState* node, TupleTableSlot* slot) {
+  NearestScanState* st = state_of(node);
+  ExprContext* econtext = node->ps.ps_ExprContext;
+  econtext->ecxt_scantuple = slot;
+  return !st->quals || ExecQual(st->quals, econtext);
+}
 
 // ---- the executor's methods ----------------------------------------------------------------
 
@@ -293,7 +318,10 @@ void begin_scan(CustomScanState* node, EState* estate, int) {
   // The default scan slot is virtual: rows fetched from the table need the table's slot.
   ExecInitScanTupleSlot(estate, &node->ss, RelationGetDescr(rel), table_slot_callbacks(rel));
   ExecAssignScanProjectionInfoWithVarno(&node->ss, cscan->scan.scanrelid);
-  node->ss.ps.qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
+  // The quals are checked in next_row, once per row and outer key (a wild row's before its
+  // distance is evaluated), not by ExecScan.
+  st->quals = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
+  node->ss.ps.qual = nullptr;
   List* exprs = cscan->custom_exprs;
   Expr* distance = static_cast<Expr*>(list_nth(exprs, NEAREST_DISTANCE));
   st->distance = ExecInitExpr(distance, &node->ss.ps);

@@ -7,8 +7,9 @@
 //   DISTINCT, set operations, set-returning functions or row marks;
 // - that key is a recognized distance dist(outer, b.key) or dist(b.key, outer) (an OpExpr or
 //   FuncExpr, strict, not volatile) whose form the engine computes exactly (engine_is_exact:
-//   simjoin's real[] / float8[] distances, contrib cube's where its probe passes): the engine's
-//   double is then the operator's value bit for bit, so the order is PostgreSQL's;
+//   simjoin's real[] / float8[] distances, contrib cube's where its probe passes; point <-> point
+//   with PostgreSQL's own arithmetic, planar_point_distance, where its probe passes): the
+//   engine's double is then the operator's value bit for bit, so the order is PostgreSQL's;
 // - the outer argument holds a PARAM_EXEC (the outer query's key) and no Var; b's argument
 //   holds b's Vars and no PARAM_EXEC;
 // - b is a plain table without row-level security, no TABLESAMPLE, and no volatile qual;
@@ -141,7 +142,9 @@ bool find_nearest_key(PlannerInfo* root, Index rti, NearestKey* key) {
         !distance_call(expr, &funcid, &args) || list_length(args) != 2)
       continue;
     FormInfo form;
-    if (!lookup_distance_function(funcid, &form) || form.dwithin || !engine_is_exact(form) ||
+    // point <-> point: PostgreSQL's own arithmetic, planar_point_distance (probed)
+    if (!lookup_distance_function(funcid, &form) || form.dwithin ||
+        !(engine_is_exact(form) || (form.kind == KEY_POINT && exact_point_distance())) ||
         !func_strict(funcid) || func_volatile(funcid) == PROVOLATILE_VOLATILE)
       continue;
     for (int outer = 0; outer < 2; ++outer) {

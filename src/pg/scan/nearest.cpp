@@ -15,42 +15,13 @@
 #include "pg/scan/form_state.h"
 #include "pg/scan/state.h"
 
-#include "engine/bounds/planar_hypot.h"
-
-extern "C" {
-#include "executor/executor.h"
-}
-
-#include <cmath>
-
 extern "C" {
 #include "utils/memutils.h"
 }
 
+#include <cmath>
+
 namespace simjoin::pg::cs {
-
-namespace {
-
-// A candidate of a form the engine does not measure: whether the join's clauses accept it (the
-// engine's certain bound, where there is one, for the distance clause), and its distance as
-// PostgreSQL evaluates the ORDER BY's (NULL taken as NaN: never for two keys the engine reads).
-bool evaluate_candidate(SimJoinState* st, uint32 p, uint32 q, double* d) {
-  ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
-  econtext->ecxt_scantuple = engine_pair_scan_tuple(st, p, q);
-  // (within the certain bound, the join's other clauses only)
-  ExprState* qual =
-      *d <= st->form_state->certain_bound ? st->form_state->certain_qual : st->engine_qual;
-  const bool pass = !qual || ExecQual(qual, econtext);
-  if (pass) {
-    bool isnull;
-    const Datum value = ExecEvalExpr(st->nearest_distance, econtext, &isnull);
-    *d = isnull ? std::nan("") : DatumGetFloat8(value);
-  }
-  ResetExprContext(econtext);
-  return pass;
-}
-
-}  // namespace
 
 Size collect_nearest_pairs(SimJoinState* st, MemoryContext mcxt, uint32** left, uint32** right) {
   const uint32 n_points = st->outer.n_points;
@@ -74,17 +45,15 @@ Size collect_nearest_pairs(SimJoinState* st, MemoryContext mcxt, uint32** left, 
   };
   // point <-> point (never exact in the engine; the path's condition): each candidate measured
   // and decided with PostgreSQL's arithmetic; other forms the engine does not measure: the join's
-  // clause and the ORDER BY's distance evaluated (evaluate_candidate).
+  // clause and the ORDER BY's distance evaluated (engine_pair_passes).
   const bool planar = st->form.kind == KEY_POINT && !st->nearest_distance;
   // cube's box clauses, decided natively, are the join's only other clauses but a.k <> b.k.
   fold_streamed_pairs(st, [&](uint32 p, uint32 q, double d) {
-    if (planar) {
-      d = planar_point_distance(st->outer.points + 2 * static_cast<Size>(p),
-                                st->inner.points + 2 * static_cast<Size>(q));
-      if (!(st->strict ? d < st->eps : d <= st->eps)) return;
-    } else if (st->nearest_distance && !evaluate_candidate(st, p, q, &d)) {
+    bool rechecked;
+    if (planar ? !planar_pair_passes(st, p, q, &d)
+               : st->nearest_distance &&
+                     !engine_pair_passes(st, p, q, d, st->nearest_distance, &d, &rechecked))
       return;
-    }
     const Size first = static_cast<Size>(p) * keep;
     if (before(first, d, q)) {
       if (keep == 2) {

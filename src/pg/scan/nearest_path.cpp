@@ -127,7 +127,7 @@ NearestMeasure nearest_measure(PlannerInfo* root, const KeptJoinPath* kept) {
 
 // The ORDER BY's distance where PostgreSQL evaluates it on each candidate: a member of the
 // pathkey's class that reads both sides of the join, float8, no volatile function or subplan.
-Expr* evaluated_distance(PlannerInfo* root, const KeptJoinPath* join, const PathKey* pk) {
+Expr* evaluated_distance(const KeptJoinPath* join, const PathKey* pk) {
   const EquivalenceClass* ec = pk->pk_eclass;
   if (ec->ec_has_volatile) return nullptr;
   ListCell* lc;
@@ -142,7 +142,6 @@ Expr* evaluated_distance(PlannerInfo* root, const KeptJoinPath* join, const Path
       continue;
     return em->em_expr;
   }
-  (void)root;
   return nullptr;
 }
 
@@ -200,7 +199,7 @@ void add_nearest_path(PlannerInfo* root, const KeptJoinPath* join, NearestMeasur
       return;
   const PathKey* distance_key = static_cast<PathKey*>(list_nth(needed, n_distinct));
   Expr* distance =
-      measure.evaluated ? evaluated_distance(root, join, distance_key) : measure.distance;
+      measure.evaluated ? evaluated_distance(join, distance_key) : measure.distance;
   if (!distance || !is_distance_ascending(distance_key, distance)) return;
   List* tie_keys = list_copy_tail(needed, n_distinct + 1);
   ListCell* lc;

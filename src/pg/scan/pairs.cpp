@@ -5,6 +5,7 @@
 #include "pg/scan/form_state.h"
 
 #include "engine/bounds/enlarged_box.h"
+#include "engine/bounds/planar_hypot.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -12,6 +13,7 @@ extern "C" {
 #include "miscadmin.h"
 }
 
+#include <cmath>
 #include <cstring>
 
 namespace simjoin::pg::cs {
@@ -383,8 +385,29 @@ TupleTableSlot* exec_scan(CustomScanState* node) {
   return ExecScan(&node->ss, next_scan_tuple, recheck_scan_tuple);
 }
 
-TupleTableSlot* engine_pair_scan_tuple(SimJoinState* st, uint32 outer_point, uint32 inner_point) {
-  return engine_pair_tuple(st, outer_point, inner_point);
+bool engine_pair_passes(SimJoinState* st, uint32 outer_point, uint32 inner_point, double d,
+                        ExprState* measure, double* value, bool* rechecked) {
+  FormState* fs = st->form_state;
+  const bool certain = d <= fs->certain_bound;
+  ExprState* qual = certain ? fs->certain_qual : st->engine_qual;
+  *rechecked = !certain && qual != nullptr;
+  if (!qual && !measure) return true;
+  ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
+  econtext->ecxt_scantuple = engine_pair_tuple(st, outer_point, inner_point);
+  const bool pass = !qual || ExecQual(qual, econtext);
+  if (pass && measure) {
+    bool isnull;
+    const Datum result = ExecEvalExpr(measure, econtext, &isnull);
+    *value = isnull ? std::nan("") : DatumGetFloat8(result);
+  }
+  ResetExprContext(econtext);
+  return pass;
+}
+
+bool planar_pair_passes(const SimJoinState* st, uint32 outer_point, uint32 inner_point, double* d) {
+  *d = planar_point_distance(st->outer.points + 2 * static_cast<Size>(outer_point),
+                             st->inner.points + 2 * static_cast<Size>(inner_point));
+  return st->strict ? *d < st->eps : *d <= st->eps;
 }
 
 }  // namespace simjoin::pg::cs

@@ -263,9 +263,17 @@ void add_engine_totals(EngineTotals* totals, const JoinStats& stats);  // one en
 // ---- pg/scan/pairs.cpp --------------------------------------------------------------------
 TupleTableSlot* exec_scan(CustomScanState* node);  // ExecCustomScan
 
-// An engine pair's scan tuple: the needed columns of both points' rows (the join's clauses and
-// target list read them), for a parent that checks or evaluates on it (pg/scan/aggregate/exec.cpp).
-TupleTableSlot* engine_pair_scan_tuple(SimJoinState* st, uint32 outer_point, uint32 inner_point);
+// An engine candidate (point indexes, engine distance d) of a form the engine does not measure,
+// for the folds that take pairs without forming rows (the aggregate scan, the nearest mode):
+// whether the join's clauses accept it (within the certain bound only the other clauses, else
+// every clause the engine does not decide, on the pair's scan tuple, which is formed only where
+// a clause or `measure` needs it), and `measure` evaluated on it (NULL taken as NaN) into
+// *value where it passes. *rechecked: the clause's operator ran on it.
+bool engine_pair_passes(SimJoinState* st, uint32 outer_point, uint32 inner_point, double d,
+                        ExprState* measure, double* value, bool* rechecked);
+// point <-> point measured with PostgreSQL's arithmetic (planar_point_distance) into *d, and
+// decided against the scan's eps.
+bool planar_pair_passes(const SimJoinState* st, uint32 outer_point, uint32 inner_point, double* d);
 
 // Whether an engine pair passes the box clauses decided natively (pg/scan/nearest.cpp).
 bool engine_pair_boxes_pass(const SimJoinState* st, uint32 outer_point, uint32 inner_point);

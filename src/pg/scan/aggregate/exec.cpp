@@ -18,7 +18,6 @@
 #include "pg/scan/state.h"
 #include "pg/settings.h"
 
-#include "engine/bounds/planar_hypot.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -236,29 +235,15 @@ void fold_points(AggregateState* as, uint64* counts, double* min_distance, doubl
 void delete_held_stats(void* stats) { delete static_cast<NeighbourStats*>(stats); }
 
 // Whether an engine candidate is a pair of the join, and its distance where asked (*distance),
-// under a decision other than the engine's: planar_point_distance against eps, or the join's
-// clause on the pair's scan tuple (skipped in the certain band) and the distance evaluated there.
+// under a decision other than the engine's (engine_pair_passes, planar_pair_passes).
 inline bool decide_pair(AggregateState* as, uint32 p, uint32 q, double d, bool distances,
                         double* distance) {
   SimJoinState* st = as->join;
-  if (as->decision == PAIRS_PLANAR) {
-    *distance = planar_point_distance(st->outer.points + 2 * static_cast<Size>(p),
-                                      st->inner.points + 2 * static_cast<Size>(q));
-    return st->strict ? *distance < st->eps : *distance <= st->eps;
-  }
-  const bool certain = d <= st->form_state->certain_bound;
-  if (certain && !distances) return true;
-  ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
-  econtext->ecxt_scantuple = engine_pair_scan_tuple(st, p, q);
-  const bool check = !certain && st->engine_qual != nullptr;
-  const bool pass = !check || ExecQual(st->engine_qual, econtext);
-  if (check) as->rechecked_pairs++;
-  if (pass && distances) {
-    bool isnull;
-    const Datum value = ExecEvalExpr(as->distance_state, econtext, &isnull);
-    *distance = isnull ? std::nan("") : DatumGetFloat8(value);
-  }
-  ResetExprContext(econtext);
+  if (as->decision == PAIRS_PLANAR) return planar_pair_passes(st, p, q, distance);
+  bool rechecked;
+  const bool pass = engine_pair_passes(st, p, q, d, distances ? as->distance_state : nullptr,
+                                       distance, &rechecked);
+  if (rechecked) as->rechecked_pairs++;
   return pass;
 }
 

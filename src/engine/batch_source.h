@@ -41,6 +41,9 @@ class BatchSource {
   virtual std::exception_ptr error() const = 0;
   // The GPU fallback message to report (empty if none happened).
   virtual const std::string& fallback_note() const = 0;
+  // Progress: the candidate pairs (distance evaluations) finished so far, never decreasing;
+  // readable on the consumer's thread at any time (0 where the source does not count them).
+  virtual std::uint64_t candidates_done() const { return 0; }
 };
 
 }  // namespace simjoin

@@ -12,6 +12,7 @@ PG_MODULE_MAGIC;
 PGDLLEXPORT void _PG_init(void);
 }
 
+#include "pg/loading/session_preload.h"
 #include "pg/scan/custom_scan.h"
 #include "pg/service/shared.h"
 #include "pg/settings.h"
@@ -23,6 +24,7 @@ extern "C" {
 extern "C" void _PG_init(void) {
   simjoin::pg::define_settings();
   simjoin::pg::custom_scan_init();
+  simjoin::pg::session_preload_init();
   if (process_shared_preload_libraries_in_progress) simjoin::pg::service_preload_init();
   MarkGUCPrefixReserved("simjoin");  // after every simjoin.* setting is defined
 }

@@ -62,6 +62,33 @@ TEST(PairStream, DeliversTheSamePairsAsRunJoin) {
   }
 }
 
+// The progress the consumer reads (BatchSource::candidates_done, as PostgreSQL's progress view
+// shows it) never decreases while the stream runs and ends at the join's candidates.
+TEST(PairStream, CandidatesDoneGrowToTheJoinsCandidates) {
+  const Points points = blob_points(20000, 2, 5, 2.0, 9);
+  for (Algorithm algorithm : {Algorithm::Grid, Algorithm::BruteForce}) {
+    JoinSpec spec = cpu_spec(0.3);
+    spec.algorithm = algorithm;
+    spec.batch_pairs = 1000;
+    PairStream::Options options;
+    options.queue_batches = 1;
+    const PointSet set = points.set();
+    PairStream stream(set, nullptr, spec, options);
+    std::uint64_t seen = 0;
+    bool decreased = false;
+    StreamBatch batch;
+    for (;;) {
+      const std::uint64_t done = stream.candidates_done();
+      decreased = decreased || done < seen;
+      seen = done;
+      if (stream.next(&batch, milliseconds(50)) == PairStream::Next::End) break;
+    }
+    EXPECT_FALSE(decreased);
+    EXPECT_GT(stream.stats().candidates, 0u);
+    EXPECT_EQ(stream.candidates_done(), stream.stats().candidates);
+  }
+}
+
 TEST(PairStream, SelfJoinAndNoDistances) {
   const Points points = uniform_points(2000, 3, 0.0, 10.0, 3);
   JoinSpec spec = cpu_spec(1.0);

@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS simjoin;
-SELECT plan(35);
+SELECT plan(38);
 
 SELECT has_function('similarity_join_stats',
   ARRAY['regclass', 'regclass', 'double precision', 'text', 'name', 'name', 'name', 'name', 'text'],
@@ -20,11 +20,13 @@ SELECT function_returns(f, 'setof record', f || ' returns a set of rows')
 SELECT volatility_is(f, 'volatile', f || ' is volatile (it reads tables)')
   FROM unnest(ARRAY['similarity_join_stats', 'simjoin_dbscan', 'simjoin_cluster_dbscan']) f;
 SELECT is(
-  (SELECT pg_get_expr(proargdefaults, 0) FROM pg_proc WHERE proname = 'similarity_join_stats'),
+  (SELECT pg_get_expr(proargdefaults, 0) FROM pg_proc WHERE proname = 'similarity_join_stats'
+    AND NOT 'anyelement'::regtype = ANY (proargtypes)),
   '''euclidean''::text, NULL::name, NULL::name, NULL::name, NULL::name, NULL::text',
   'similarity_join_stats''s defaults: metric euclidean, columns and keys found, algorithm the setting');
 SELECT is(
-  (SELECT pg_get_expr(proargdefaults, 0) FROM pg_proc WHERE proname = 'simjoin_dbscan'),
+  (SELECT pg_get_expr(proargdefaults, 0) FROM pg_proc WHERE proname = 'simjoin_dbscan'
+    AND NOT 'anyelement'::regtype = ANY (proargtypes)),
   'NULL::name, NULL::name, ''euclidean''::text, NULL::text',
   'simjoin_dbscan''s defaults: column and key found, metric euclidean, algorithm the setting');
 SELECT is(
@@ -32,13 +34,15 @@ SELECT is(
   'NULL::name', 'simjoin_cluster_dbscan''s default: the key is the primary key');
 SELECT is(
   (SELECT array_agg(p ORDER BY n) FROM pg_proc, unnest(proargnames) WITH ORDINALITY AS a(p, n)
-    WHERE proname = f AND proargmodes[n] = 'o'), c, f || '''s columns')
+    WHERE proname = f AND NOT 'anyelement'::regtype = ANY (proargtypes)
+      AND proargmodes[n] = 'o'), c, f || '''s columns')
   FROM (VALUES ('similarity_join_stats', ARRAY['left_id', 'neighbours', 'nearest_id', 'nearest_distance']),
                ('simjoin_dbscan', ARRAY['id', 'cluster', 'kind']),
                ('simjoin_cluster_dbscan', ARRAY['id', 'cluster', 'kind'])) v(f, c);
 SELECT is(
   (SELECT array_agg(format_type(t, NULL) ORDER BY n) FROM pg_proc, unnest(proallargtypes) WITH ORDINALITY AS a(t, n)
-    WHERE proname = f AND proargmodes[n] = 'o'), c, f || '''s column types')
+    WHERE proname = f AND NOT 'anyelement'::regtype = ANY (proargtypes)
+      AND proargmodes[n] = 'o'), c, f || '''s column types')
   FROM (VALUES ('similarity_join_stats', ARRAY['bigint', 'bigint', 'bigint', 'double precision']),
                ('simjoin_dbscan', ARRAY['bigint', 'integer', 'text']),
                ('simjoin_cluster_dbscan', ARRAY['bigint', 'integer', 'text'])) v(f, c);
@@ -48,7 +52,7 @@ INSERT INTO secret VALUES (1, '{0,0}', 'alice'), (2, '{0,1}', 'bob'), (3, '{1,0}
 CREATE ROLE simjoin_tap_reader NOLOGIN;
 GRANT USAGE ON SCHEMA public TO simjoin_tap_reader;
 SELECT ok(has_function_privilege('simjoin_tap_reader', p.oid, 'EXECUTE'),
-          p.proname || ': EXECUTE for every role, as similarity_join')
+          p.proname || ': EXECUTE for every role, as similarity_join (each form)')
   FROM pg_proc p WHERE p.proname IN ('similarity_join', 'similarity_join_stats', 'simjoin_dbscan', 'simjoin_cluster_dbscan');
 
 SET LOCAL ROLE simjoin_tap_reader;

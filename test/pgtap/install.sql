@@ -46,13 +46,15 @@ SELECT is(
   (SELECT count(*) FROM pg_depend d
    LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
    LEFT JOIN pg_operator o ON d.classid = 'pg_operator'::regclass AND o.oid = d.objid
+   LEFT JOIN pg_class c ON d.classid = 'pg_class'::regclass AND c.oid = d.objid
    WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
      AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'simjoin')
-     AND coalesce(p.proowner, o.oprowner) IS DISTINCT FROM 10),
-  0::bigint, 'its functions and operators belong to the bootstrap superuser');
+     AND coalesce(p.proowner, o.oprowner, c.relowner) IS DISTINCT FROM 10),
+  0::bigint, 'its functions, operators and view belong to the bootstrap superuser');
 SELECT is(
   (SELECT count(*) FROM pg_proc WHERE pronamespace = 'simjoin_tap_schema'::regnamespace
-     AND proname = 'similarity_join'), 1::bigint, 'and live in the schema it named');
+     AND proname = 'similarity_join'), 2::bigint,
+  'and live in the schema it named (the integer-keyed and the polymorphic form)');
 
 SET LOCAL ROLE simjoin_tap_installer;
 SELECT throws_ok(

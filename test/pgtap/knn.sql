@@ -12,10 +12,13 @@ SELECT has_function('similarity_knn_join',
 SELECT function_returns('similarity_knn_join',
   ARRAY['regclass', 'regclass', 'integer', 'double precision', 'text', 'name', 'name', 'name',
         'name', 'text', 'boolean'], 'setof record', 'it returns a set of rows');
-SELECT is((SELECT pg_get_expr(proargdefaults, 0) FROM pg_proc WHERE proname = 'similarity_knn_join'),
+SELECT is((SELECT pg_get_expr(proargdefaults, 0) FROM pg_proc WHERE proname = 'similarity_knn_join'
+    AND NOT 'anyelement'::regtype = ANY (proargtypes)),
   'NULL::double precision, ''euclidean''::text, NULL::name, NULL::name, NULL::name, NULL::name, NULL::text, true',
   'eps defaults to NULL (no limit), include_self to true');
-SELECT isnt(obj_description('similarity_knn_join'::regproc, 'pg_proc'), NULL, 'it has a comment');
+SELECT isnt(obj_description('similarity_knn_join(regclass, regclass, int4, float8, text, name,
+                              name, name, name, text, bool)'::regprocedure, 'pg_proc'), NULL,
+            'it has a comment');
 
 CREATE TABLE knn_pts (id int PRIMARY KEY, v float8[]);
 INSERT INTO knn_pts VALUES (1, '{0, 0}'), (2, '{1, 0}'), (3, '{0, 1}'), (4, '{5, 5}'), (5, NULL);

@@ -13,6 +13,9 @@ class PairStream::QueueSink : public PairSink {
   explicit QueueSink(PairStream& stream) : stream_(stream) {}
   bool consume(const PairBatch& batch) override { return stream_.push(batch); }
   bool keep_going() override { return stream_.producer_keep_going(); }
+  void progress(std::uint64_t candidates_done) override {
+    stream_.candidates_done_.store(candidates_done);
+  }
   BatchQueue* shared_queue() override { return &stream_.queue_; }
 
  private:

@@ -54,6 +54,7 @@ class PairStream : public BatchSource {
   const std::string& fallback_note() const override { return no_note_; }  // the engine has none
   // Pairs pushed into the queue so far (readable at any time).
   std::uint64_t pairs_pushed() const { return queue_.pairs_pushed(); }
+  std::uint64_t candidates_done() const override { return candidates_done_.load(); }
 
  private:
   class QueueSink;
@@ -77,6 +78,7 @@ class PairStream : public BatchSource {
   // written by the producer before it finishes; read by the consumer after the join
   JoinStats stats_;
   std::exception_ptr error_;
+  std::atomic<std::uint64_t> candidates_done_{0};  // the engine's progress, from the producer
   const std::string no_note_;
 
   std::thread thread_;

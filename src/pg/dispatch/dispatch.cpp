@@ -151,6 +151,7 @@ class LocalStream : public BatchSource {
   const JoinStats& stats() const override { return stream_.stats(); }
   std::exception_ptr error() const override { return stream_.error(); }
   const std::string& fallback_note() const override { return note_; }
+  std::uint64_t candidates_done() const override { return stream_.candidates_done(); }
 
  private:
   CpuThreadLease lease_;  // declared before the stream: returned after its threads ended
@@ -187,6 +188,7 @@ class ServiceStreamWithFallback : public BatchSource {
   const JoinStats& stats() const override { return source_->stats(); }
   std::exception_ptr error() const override { return source_->error(); }
   const std::string& fallback_note() const override { return source_->fallback_note(); }
+  std::uint64_t candidates_done() const override { return source_->candidates_done(); }
 
  private:
   PointSet left_;
@@ -203,6 +205,7 @@ class ServiceStreamWithFallback : public BatchSource {
 JoinStats drain(BatchSource& source, PairSink& sink) {
   StreamBatch batch;
   for (;;) {
+    sink.progress(source.candidates_done());
     const BatchSource::Next next = source.next(&batch, std::chrono::milliseconds(50));
     if (next == BatchSource::Next::End) break;
     if (next == BatchSource::Next::Timeout) {
@@ -229,6 +232,10 @@ void report_dbscan(const DbscanResult& result) {
 }  // namespace
 
 bool InterruptibleSink::keep_going() { return !interrupt_pending(); }
+
+void InterruptibleSink::progress(std::uint64_t candidates_done) {
+  progress_candidates(reports_progress_, candidates_done);
+}
 
 JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      PairSink& sink) {

@@ -18,6 +18,7 @@ extern "C" {
 #include "engine/engine.h"
 #include "engine/knn/knn_join.h"
 #include "engine/parallel/pair_stream.h"
+#include "pg/progress/join_progress.h"
 
 namespace simjoin::pg {
 
@@ -26,7 +27,19 @@ namespace simjoin::pg {
 // implement consume(); PostgreSQL calls made there must go through pg_call (pg_guard.h).
 class InterruptibleSink : public PairSink {
  public:
+  // `reports_progress`: the caller owns the backend's progress report (progress_begin).
+  explicit InterruptibleSink(bool reports_progress = false)
+      : reports_progress_(reports_progress) {}
   bool keep_going() override;
+  // Into the backend's progress report (pg/progress/join_progress.h) where the caller owns it.
+  void progress(std::uint64_t candidates_done) override;
+
+ protected:
+  // A batch the sink took: its pairs into the progress report.
+  void report_pairs(std::uint64_t pairs) { progress_add_pairs(reports_progress_, pairs); }
+
+ private:
+  bool reports_progress_;
 };
 
 // Runs the join where simjoin.device routes it (the GPU service or this backend's CPU engine),

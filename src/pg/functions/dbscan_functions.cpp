@@ -13,6 +13,7 @@ extern "C" {
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(simjoin_dbscan);
+PG_FUNCTION_INFO_V1(simjoin_dbscan_keyed);
 PG_FUNCTION_INFO_V1(simjoin_cluster_dbscan);
 }
 
@@ -22,6 +23,7 @@ PG_FUNCTION_INFO_V1(simjoin_cluster_dbscan);
 #include "pg/functions/function_arguments.h"
 #include "pg/functions/geometry_points.h"
 #include "pg/pg_guard.h"
+#include "pg/progress/join_progress.h"
 #include "pg/settings.h"
 
 namespace simjoin::pg {
@@ -41,6 +43,7 @@ void check_dbscan_arguments(FunctionCallInfo fcinfo, int eps, int min_points) {
 
 struct ClusterRows {
   ReturnSetInfo* rsinfo;
+  const TableVectors* points;  // whose keys the rows name
   const int64* cluster;  // per point; -1: noise
   const uint8* kind;     // per point: PointKind
   Datum kind_names[3];   // text of each PointKind, made once
@@ -50,7 +53,7 @@ void put_row(int64 key, size_t index, void* arg) {
   const ClusterRows* rows = static_cast<const ClusterRows*>(arg);
   const PointKind kind =
       index == kNullVector ? PointKind::Noise : static_cast<PointKind>(rows->kind[index]);
-  Datum values[3] = {Int64GetDatum(key), 0, 0};
+  Datum values[3] = {key_datum(*rows->points, key), 0, 0};
   bool nulls[3] = {false, true, false};
   if (kind != PointKind::Noise) {
     values[1] = Int32GetDatum(static_cast<int32>(rows->cluster[index]));
@@ -60,9 +63,9 @@ void put_row(int64 key, size_t index, void* arg) {
   tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
 }
 
-// Clusters the points in key order and returns the rows.
+// Clusters the points in key order and returns the rows; ends the progress report `reporting`.
 Datum cluster_and_return(FunctionCallInfo fcinfo, TableVectors* points, double eps,
-                         int32 min_points, Metric metric, Algorithm algorithm) {
+                         int32 min_points, Metric metric, Algorithm algorithm, bool reporting) {
   order_by_key(points);
   const size_t n = points->n;
   int64* cluster = static_cast<int64*>(palloc_extended(sizeof(int64) * (n + 1), MCXT_ALLOC_HUGE));
@@ -71,8 +74,10 @@ Datum cluster_and_return(FunctionCallInfo fcinfo, TableVectors* points, double e
     // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor may
     // be alive in this frame then.
     const bool stopped = cpp_guard([&] {
-      const DbscanResult result = compute_dbscan(point_set(*points), join_spec(eps, metric, algorithm),
-                                                 static_cast<std::uint64_t>(min_points));
+      const JoinSpec spec = join_spec(eps, metric, algorithm);
+      progress_joining(reporting, point_set(*points), nullptr, spec);
+      const DbscanResult result =
+          compute_dbscan(point_set(*points), spec, static_cast<std::uint64_t>(min_points));
       if (result.counting.stopped || result.linking.stopped) return true;
       for (size_t i = 0; i < n; ++i) {
         cluster[i] = result.cluster[i];
@@ -82,23 +87,20 @@ Datum cluster_and_return(FunctionCallInfo fcinfo, TableVectors* points, double e
     });
     raise_if_interrupted(stopped);
   }
-  ClusterRows rows{reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo), cluster, kind, {}};
+  ClusterRows rows{reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo), points, cluster, kind,
+                   {}};
   rows.kind_names[static_cast<int>(PointKind::Noise)] = CStringGetTextDatum("noise");
   rows.kind_names[static_cast<int>(PointKind::Border)] = CStringGetTextDatum("border");
   rows.kind_names[static_cast<int>(PointKind::Core)] = CStringGetTextDatum("core");
   for_each_row_in_key_order(*points, put_row, &rows);
+  progress_end(reporting);
   PG_RETURN_NULL();
 }
 
-}  // namespace
+enum DbscanArgument { TABLE_NAME, EPS, MIN_POINTS, COLUMN_NAME, KEY, METRIC, ALGORITHM };
 
-}  // namespace simjoin::pg
-
-using namespace simjoin;
-using namespace simjoin::pg;
-
-extern "C" Datum simjoin_dbscan(PG_FUNCTION_ARGS) {
-  enum Argument { TABLE_NAME, EPS, MIN_POINTS, COLUMN_NAME, KEY, METRIC, ALGORITHM };
+// simjoin_dbscan; `key_type` (the polymorphic form's): keys of that type, returned as they are.
+Datum dbscan(FunctionCallInfo fcinfo, Oid key_type) {
   if (PG_ARGISNULL(TABLE_NAME))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                     errmsg("simjoin: table_name must not be NULL")));
@@ -108,11 +110,27 @@ extern "C" Datum simjoin_dbscan(PG_FUNCTION_ARGS) {
   const Algorithm algorithm = algorithm_argument(fcinfo, ALGORITHM);
   TableColumns columns;
   resolve_table_columns(PG_GETARG_OID(TABLE_NAME), name_argument(fcinfo, COLUMN_NAME),
-                        name_argument(fcinfo, KEY), {"column_name", "key"}, &columns);
+                        name_argument(fcinfo, KEY), {"column_name", "key"}, &columns,
+                        ValueKind::Vector, key_type);
+  const bool reporting = progress_begin(ProgressCommand::Dbscan, columns.relid);
   TableVectors points;
   read_table_vectors(columns, 0, &points, true);
   return cluster_and_return(fcinfo, &points, PG_GETARG_FLOAT8(EPS), PG_GETARG_INT32(MIN_POINTS),
-                            metric, algorithm);
+                            metric, algorithm, reporting);
+}
+
+}  // namespace
+
+}  // namespace simjoin::pg
+
+using namespace simjoin;
+using namespace simjoin::pg;
+
+extern "C" Datum simjoin_dbscan(PG_FUNCTION_ARGS) { return dbscan(fcinfo, InvalidOid); }
+
+// simjoin_dbscan(table_name, eps, min_points, key_type anyelement, ...): keys of any type.
+extern "C" Datum simjoin_dbscan_keyed(PG_FUNCTION_ARGS) {
+  return call_without_key_type(fcinfo, MIN_POINTS + 1, dbscan);
 }
 
 extern "C" Datum simjoin_cluster_dbscan(PG_FUNCTION_ARGS) {
@@ -126,9 +144,11 @@ extern "C" Datum simjoin_cluster_dbscan(PG_FUNCTION_ARGS) {
   resolve_table_columns(PG_GETARG_OID(TABLE_NAME), name_argument(fcinfo, GEOM_COLUMN),
                         name_argument(fcinfo, KEY), {"geom_column", "key"}, &columns,
                         ValueKind::Geometry);
+  const bool reporting = progress_begin(ProgressCommand::Dbscan, columns.relid);
   TableVectors points;
   read_point_geometries(columns, &points);
   // Planar distance sqrt(dx * dx + dy * dy), as PostGIS computes it between two points.
   return cluster_and_return(fcinfo, &points, PG_GETARG_FLOAT8(EPS), PG_GETARG_INT32(MIN_POINTS),
-                            Metric::Euclidean, static_cast<Algorithm>(algorithm_setting));
+                            Metric::Euclidean, static_cast<Algorithm>(algorithm_setting),
+                            reporting);
 }

@@ -66,7 +66,8 @@ void require_tables(FunctionCallInfo fcinfo, int left_table, int right_table) {
 }
 
 void resolve_join_tables(FunctionCallInfo fcinfo, int left_table, int right_table, int left_column,
-                         int right_column, int left_key, int right_key, JoinTables* out) {
+                         int right_column, int left_key, int right_key, JoinTables* out,
+                         Oid key_type) {
   require_tables(fcinfo, left_table, right_table);
   const Oid left_oid = PG_GETARG_OID(left_table), right_oid = PG_GETARG_OID(right_table);
   const char* left_column_name = name_argument(fcinfo, left_column);
@@ -80,12 +81,29 @@ void resolve_join_tables(FunctionCallInfo fcinfo, int left_table, int right_tabl
     if (!right_key_name) right_key_name = left_key_name;
   }
   resolve_table_columns(left_oid, left_column_name, left_key_name, {"left_column", "left_key"},
-                        &out->left);
+                        &out->left, ValueKind::Vector, key_type);
   resolve_table_columns(right_oid, right_column_name, right_key_name, {"right_column", "right_key"},
-                        &out->right);
+                        &out->right, ValueKind::Vector, key_type);
   out->self_join = out->left.relid == out->right.relid &&
                    out->left.vector_attnum == out->right.vector_attnum &&
                    out->left.key_attnum == out->right.key_attnum;
+}
+
+Datum call_without_key_type(FunctionCallInfo fcinfo, int position,
+                            Datum (*body)(FunctionCallInfo, Oid)) {
+  const Oid key_type = get_fn_expr_argtype(fcinfo->flinfo, position);
+  if (!OidIsValid(key_type))
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("simjoin: could not determine key_type's type")));
+  const int nargs = fcinfo->nargs - 1;
+  FunctionCallInfo call = static_cast<FunctionCallInfo>(palloc0(SizeForFunctionCallInfo(nargs)));
+  InitFunctionCallInfoData(*call, fcinfo->flinfo, nargs, fcinfo->fncollation, fcinfo->context,
+                           fcinfo->resultinfo);
+  for (int i = 0, j = 0; i < fcinfo->nargs; ++i)
+    if (i != position) call->args[j++] = fcinfo->args[i];
+  const Datum result = body(call, key_type);
+  fcinfo->isnull = call->isnull;
+  return result;
 }
 
 void read_join_vectors(const JoinTables& tables, bool left_null_keys, TableVectors* left,

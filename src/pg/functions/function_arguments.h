@@ -46,8 +46,17 @@ struct JoinTables {
   TableColumns right;
   bool self_join;
 };
+// `key_type`: as resolve_table_columns's, for both tables.
 void resolve_join_tables(FunctionCallInfo fcinfo, int left_table, int right_table, int left_column,
-                         int right_column, int left_key, int right_key, JoinTables* out);
+                         int right_column, int left_key, int right_key, JoinTables* out,
+                         Oid key_type = InvalidOid);
+
+// A polymorphic form (the keys in their own type: key_type anyelement, at `position`) run as the
+// integer-keyed function body(fcinfo, key_type) runs it: on the call's arguments without
+// key_type (its value is only a type), sharing the call's flinfo (the result type resolved from
+// the call) and result set.
+Datum call_without_key_type(FunctionCallInfo fcinfo, int position,
+                            Datum (*body)(FunctionCallInfo, Oid));
 
 // Reads both sides (the right one only when not a self-join: then right = left). ERROR when the
 // two sides' vectors have different dimensions. `left_null_keys`: keep the keys of the left

@@ -13,6 +13,7 @@ extern "C" {
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(simjoin_similarity_knn_join);
+PG_FUNCTION_INFO_V1(simjoin_similarity_knn_join_keyed);
 }
 
 #include <cmath>
@@ -21,10 +22,11 @@ PG_FUNCTION_INFO_V1(simjoin_similarity_knn_join);
 #include <vector>
 
 #include "pg/dispatch/dispatch.h"
-#include "pg/functions/fixed_row.h"
+#include "pg/functions/pair_row.h"
 #include "pg/functions/function_arguments.h"
 #include "pg/functions/table_vectors.h"
 #include "pg/pg_guard.h"
+#include "pg/progress/join_progress.h"
 
 namespace simjoin::pg {
 
@@ -34,45 +36,49 @@ enum Argument { LEFT_TABLE, RIGHT_TABLE, K, EPS, METRIC, LEFT_COLUMN, RIGHT_COLU
                 RIGHT_KEY, ALGORITHM, INCLUDE_SELF };
 
 // Writes each neighbour as a (left_id, right_id, distance, rank) row. The engine hands a left
-// row's neighbours nearest first, so its rank is how many of its neighbours came before. The
-// row's layout is fixed (three 8-byte columns, then an int4; never NULL): a FixedRow.
+// row's neighbours nearest first, so its rank is how many of its neighbours came before.
 class KnnTuplestoreSink : public InterruptibleSink {
  public:
-  KnnTuplestoreSink(ReturnSetInfo* rsinfo, const int64* left_keys, size_t left_n,
-                    const int64* right_keys)
-      : row_(rsinfo), left_keys_(left_keys), right_keys_(right_keys), ranks_(left_n, 0) {}
+  KnnTuplestoreSink(ReturnSetInfo* rsinfo, const TableVectors& left, const TableVectors& right,
+                    bool keyed, bool reports_progress)
+      : InterruptibleSink(reports_progress), row_(rsinfo, left, right, keyed),
+        left_keys_(left.keys), right_keys_(right.keys), ranks_(left.n, 0) {}
 
   bool consume(const PairBatch& batch) override {
     pg_call([&] {
       for (size_t n = 0; n < batch.size; ++n) {
         const int64 left = left_keys_[batch.left[n]], right = right_keys_[batch.right[n]];
         const int32 rank = static_cast<int32>(++ranks_[batch.left[n]]);
-        row_.set_pair(left, right, batch.distance[n]);
-        std::memcpy(row_.data() + 24, &rank, 4);
-        row_.put();
+        row_.put(left, right, batch.distance[n], rank);
       }
     });
+    report_pairs(batch.size);
     return keep_going();
   }
 
  private:
-  FixedRow row_;
+  PairRow row_;
   const int64* left_keys_;
   const int64* right_keys_;
   std::vector<uint32_t> ranks_;
 };
 
 // k: NULL is an ERROR (SQL's LIMIT NULL would mean every row: similarity_join gives those), as is
-// a negative k (as LIMIT's); 0 gives no rows (as LIMIT 0).
-size_t k_argument(FunctionCallInfo fcinfo) {
+// a negative k (as LIMIT's); 0 gives no rows (as LIMIT 0). `wide`: k is a bigint (the
+// polymorphic form's), at most 2^31 - 1 (a rank is an integer).
+size_t k_argument(FunctionCallInfo fcinfo, bool wide) {
   if (PG_ARGISNULL(K))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                     errmsg("simjoin: k must not be NULL"),
                     errhint("For every partner within eps, use similarity_join().")));
-  const int32 k = PG_GETARG_INT32(K);
+  const int64 k = wide ? PG_GETARG_INT64(K) : PG_GETARG_INT32(K);
   if (k < 0)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("simjoin: k must not be negative (it is %d)", k)));
+                    errmsg("simjoin: k must not be negative (it is " INT64_FORMAT ")", k)));
+  if (k > PG_INT32_MAX)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("simjoin: k must be at most %d (it is " INT64_FORMAT ")", PG_INT32_MAX,
+                           k)));
   return static_cast<size_t>(k);
 }
 
@@ -89,17 +95,11 @@ KnnAlgorithm knn_algorithm(Algorithm algorithm) {
   }
 }
 
-}  // namespace
-
-}  // namespace simjoin::pg
-
-using namespace simjoin;
-using namespace simjoin::pg;
-
-extern "C" Datum simjoin_similarity_knn_join(PG_FUNCTION_ARGS) {
+// The function; `key_type` (the polymorphic form's): keys of that type, returned as they are.
+Datum similarity_knn_join(FunctionCallInfo fcinfo, Oid key_type) {
   require_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE);
   InitMaterializedSRF(fcinfo, 0);
-  const size_t k = k_argument(fcinfo);
+  const size_t k = k_argument(fcinfo, OidIsValid(key_type));
   double eps = std::numeric_limits<double>::infinity();
   eps_argument(fcinfo, EPS, &eps);  // NULL: no limit
   const Metric metric = metric_argument(fcinfo, METRIC);
@@ -108,15 +108,19 @@ extern "C" Datum simjoin_similarity_knn_join(PG_FUNCTION_ARGS) {
 
   JoinTables tables;
   resolve_join_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
-                      RIGHT_KEY, &tables);
+                      RIGHT_KEY, &tables, key_type);
   if (!include_self && !tables.self_join)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("simjoin: include_self => false needs a self-join"),
                     errdetail("The left and right tables, vector columns and keys must be the same.")));
 
+  const bool reporting = progress_begin(ProgressCommand::SimilarityKnnJoin, tables.left.relid);
   TableVectors left, right;
   read_join_vectors(tables, false, &left, &right);
-  if (k == 0 || left.n == 0 || right.n == 0) PG_RETURN_NULL();
+  if (k == 0 || left.n == 0 || right.n == 0) {
+    progress_end(reporting);
+    PG_RETURN_NULL();
+  }
   // Key order on the right: a point's index is its key's position, so the engine's tie rule at
   // the k-th distance (the smaller index) is SQL's ORDER BY d, key (the smaller key). A self-join
   // orders its one side, so that a point's index on the left is its index on the right too (the
@@ -138,10 +142,27 @@ extern "C" Datum simjoin_similarity_knn_join(PG_FUNCTION_ARGS) {
     spec.algorithm = knn_algorithm(algorithm);
     spec.threads = settings.threads;
     spec.batch_pairs = settings.batch_pairs;
-    KnnTuplestoreSink sink(rsinfo, left.keys, left.n, right.keys);
+    KnnTuplestoreSink sink(rsinfo, left, right, OidIsValid(key_type), reporting);
+    progress_joining(reporting, left_points, tables.self_join ? nullptr : &right_points, settings);
     return run_knn(left_points, tables.self_join ? nullptr : &right_points, spec, settings, sink)
         .stopped;
   });
+  progress_end(reporting);
   raise_if_interrupted(stopped);
   PG_RETURN_NULL();
+}
+
+}  // namespace
+
+}  // namespace simjoin::pg
+
+using namespace simjoin::pg;
+
+extern "C" Datum simjoin_similarity_knn_join(PG_FUNCTION_ARGS) {
+  return similarity_knn_join(fcinfo, InvalidOid);
+}
+
+// similarity_knn_join(left_table, right_table, k, key_type anyelement, ...): keys of any type.
+extern "C" Datum simjoin_similarity_knn_join_keyed(PG_FUNCTION_ARGS) {
+  return call_without_key_type(fcinfo, K + 1, similarity_knn_join);
 }

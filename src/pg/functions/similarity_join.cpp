@@ -12,15 +12,17 @@ extern "C" {
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(simjoin_similarity_join);
+PG_FUNCTION_INFO_V1(simjoin_similarity_join_keyed);
 }
 
 #include <string>
 
 #include "pg/dispatch/dispatch.h"
-#include "pg/functions/fixed_row.h"
 #include "pg/functions/function_arguments.h"
+#include "pg/functions/pair_row.h"
 #include "pg/functions/table_vectors.h"
 #include "pg/pg_guard.h"
+#include "pg/progress/join_progress.h"
 #include "pg/settings.h"
 
 namespace simjoin::pg {
@@ -30,13 +32,13 @@ namespace {
 enum Argument { LEFT_TABLE, RIGHT_TABLE, EPS, METRIC, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
                 RIGHT_KEY, UNIQUE_PAIRS, ALGORITHM };
 
-// Writes each pair as a (left_id, right_id, distance) row of the function's tuplestore. The
-// row's layout is fixed (three 8-byte, 8-aligned, never NULL columns): a FixedRow.
+// Writes each pair as a (left_id, right_id, distance) row of the function's tuplestore.
 class TuplestoreSink : public InterruptibleSink {
  public:
-  TuplestoreSink(ReturnSetInfo* rsinfo, const int64* left_keys, const int64* right_keys,
-                 bool order_keys)
-      : row_(rsinfo), left_keys_(left_keys), right_keys_(right_keys), order_keys_(order_keys) {}
+  TuplestoreSink(ReturnSetInfo* rsinfo, const TableVectors& left, const TableVectors& right,
+                 bool keyed, bool order_keys, bool reports_progress)
+      : InterruptibleSink(reports_progress), row_(rsinfo, left, right, keyed),
+        left_keys_(left.keys), right_keys_(right.keys), order_keys_(order_keys) {}
 
   bool consume(const PairBatch& batch) override {
     pg_call([&] {
@@ -47,28 +49,22 @@ class TuplestoreSink : public InterruptibleSink {
           if (left == right) continue;  // two rows sharing a key (the key is not unique)
           if (right < left) std::swap(left, right);
         }
-        row_.set_pair(left, right, batch.distance[k]);
-        row_.put();
+        row_.put(left, right, batch.distance[k]);
       }
     });
+    report_pairs(batch.size);
     return keep_going();
   }
 
  private:
-  FixedRow row_;
+  PairRow row_;
   const int64* left_keys_;
   const int64* right_keys_;
   bool order_keys_;
 };
 
-}  // namespace
-
-}  // namespace simjoin::pg
-
-using namespace simjoin;
-using namespace simjoin::pg;
-
-extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
+// The function; `key_type` (the polymorphic form's): keys of that type, returned as they are.
+Datum similarity_join(FunctionCallInfo fcinfo, Oid key_type) {
   require_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE);
   InitMaterializedSRF(fcinfo, 0);
   double eps;
@@ -80,16 +76,20 @@ extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
 
   JoinTables tables;
   resolve_join_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
-                      RIGHT_KEY, &tables);
+                      RIGHT_KEY, &tables, key_type);
   const bool self_join = tables.self_join;
   if (unique_pairs && !self_join)
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("simjoin: unique_pairs needs a self-join"),
                     errdetail("The left and right tables, vector columns and keys must be the same.")));
 
+  const bool reporting = progress_begin(ProgressCommand::SimilarityJoin, tables.left.relid);
   TableVectors left, right;
   read_join_vectors(tables, false, &left, &right);
-  if (left.n == 0 || right.n == 0) PG_RETURN_NULL();
+  if (left.n == 0 || right.n == 0) {
+    progress_end(reporting);
+    PG_RETURN_NULL();
+  }
 
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
   // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor (the
@@ -98,9 +98,26 @@ extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
     const PointSet left_points = point_set(left), right_points = point_set(right);
     JoinSpec spec = join_spec(eps, metric, algorithm);
     spec.self_pairs = unique_pairs ? SelfPairs::Unique : SelfPairs::All;
-    TuplestoreSink sink(rsinfo, left.keys, right.keys, unique_pairs);
+    TuplestoreSink sink(rsinfo, left, right, OidIsValid(key_type), unique_pairs, reporting);
+    progress_joining(reporting, left_points, self_join ? nullptr : &right_points, spec);
     return run_engine(left_points, self_join ? nullptr : &right_points, spec, sink).stopped;
   });
+  progress_end(reporting);
   raise_if_interrupted(stopped);
   PG_RETURN_NULL();
+}
+
+}  // namespace
+
+}  // namespace simjoin::pg
+
+using namespace simjoin::pg;
+
+extern "C" Datum simjoin_similarity_join(PG_FUNCTION_ARGS) {
+  return similarity_join(fcinfo, InvalidOid);
+}
+
+// similarity_join(left_table, right_table, eps, key_type anyelement, ...): keys of any type.
+extern "C" Datum simjoin_similarity_join_keyed(PG_FUNCTION_ARGS) {
+  return call_without_key_type(fcinfo, EPS + 1, similarity_join);
 }

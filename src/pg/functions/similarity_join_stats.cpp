@@ -11,11 +11,13 @@ extern "C" {
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(simjoin_similarity_join_stats);
+PG_FUNCTION_INFO_V1(simjoin_similarity_join_stats_keyed);
 }
 
 #include "pg/dispatch/dispatch.h"
 #include "pg/functions/function_arguments.h"
 #include "pg/pg_guard.h"
+#include "pg/progress/join_progress.h"
 #include "pg/settings.h"
 
 namespace simjoin::pg {
@@ -35,30 +37,27 @@ struct PointStats {
 struct StatsRows {
   ReturnSetInfo* rsinfo;
   const PointStats* stats;  // nullptr: no point has a partner
+  const TableVectors* left;   // whose keys the rows name
+  const TableVectors* right;  // whose keys the nearest partners name
 };
 
 void put_row(int64 key, size_t index, void* arg) {
   const StatsRows* rows = static_cast<const StatsRows*>(arg);
   const PointStats* stats =
       rows->stats && index != kNullVector ? &rows->stats[index] : nullptr;
-  Datum values[4] = {Int64GetDatum(key), Int64GetDatum(stats ? stats->neighbours : 0), 0, 0};
+  Datum values[4] = {key_datum(*rows->left, key), Int64GetDatum(stats ? stats->neighbours : 0),
+                     0, 0};
   bool nulls[4] = {false, false, true, true};
   if (stats && stats->neighbours > 0) {
-    values[2] = Int64GetDatum(stats->nearest_key);
+    values[2] = key_datum(*rows->right, stats->nearest_key);
     values[3] = Float8GetDatum(stats->nearest_distance);
     nulls[2] = nulls[3] = false;
   }
   tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
 }
 
-}  // namespace
-
-}  // namespace simjoin::pg
-
-using namespace simjoin;
-using namespace simjoin::pg;
-
-extern "C" Datum simjoin_similarity_join_stats(PG_FUNCTION_ARGS) {
+// The function; `key_type` (the polymorphic form's): keys of that type, returned as they are.
+Datum similarity_join_stats(FunctionCallInfo fcinfo, Oid key_type) {
   require_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE);
   InitMaterializedSRF(fcinfo, 0);
   double eps = 0.0;
@@ -68,7 +67,8 @@ extern "C" Datum simjoin_similarity_join_stats(PG_FUNCTION_ARGS) {
 
   JoinTables tables;
   resolve_join_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
-                      RIGHT_KEY, &tables);
+                      RIGHT_KEY, &tables, key_type);
+  const bool reporting = progress_begin(ProgressCommand::SimilarityJoinStats, tables.left.relid);
   TableVectors left, right;
   read_join_vectors(tables, true, &left, &right);
   // Key order: a point's index is its key's position, so the engine's tie rule for the nearest
@@ -88,6 +88,7 @@ extern "C" Datum simjoin_similarity_join_stats(PG_FUNCTION_ARGS) {
       const PointSet left_points = point_set(left), right_points = point_set(right);
       JoinSpec spec = join_spec(eps, metric, algorithm);
       spec.self_pairs = SelfPairs::All;  // SQL's t a JOIN t b: a row is its own neighbour
+      progress_joining(reporting, left_points, tables.self_join ? nullptr : &right_points, spec);
       const NeighbourStats result = compute_neighbour_stats(
           left_points, tables.self_join ? nullptr : &right_points, spec, StatsSide::Left, nullptr);
       if (result.join.stopped) return true;
@@ -103,7 +104,23 @@ extern "C" Datum simjoin_similarity_join_stats(PG_FUNCTION_ARGS) {
 
   // Rows in key order, those with a NULL vector included (no partner).
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
-  StatsRows rows{rsinfo, stats};
+  StatsRows rows{rsinfo, stats, &left, &right};
   for_each_row_in_key_order(left, put_row, &rows);
+  progress_end(reporting);
   PG_RETURN_NULL();
+}
+
+}  // namespace
+
+}  // namespace simjoin::pg
+
+using namespace simjoin::pg;
+
+extern "C" Datum simjoin_similarity_join_stats(PG_FUNCTION_ARGS) {
+  return similarity_join_stats(fcinfo, InvalidOid);
+}
+
+// similarity_join_stats(left_table, right_table, eps, key_type anyelement, ...): keys of any type.
+extern "C" Datum simjoin_similarity_join_stats_keyed(PG_FUNCTION_ARGS) {
+  return call_without_key_type(fcinfo, EPS + 1, similarity_join_stats);
 }

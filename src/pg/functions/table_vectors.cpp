@@ -18,10 +18,12 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 }
 
 #include "pg/functions/geometry_points.h"
 #include "pg/functions/vector_input.h"
+#include "pg/progress/join_progress.h"
 #include "pg/service/shared_points.h"
 
 namespace simjoin::pg {
@@ -93,7 +95,7 @@ AttrNumber only_value_column(Relation rel, const ColumnArguments& arguments, Val
   return found;
 }
 
-AttrNumber primary_key_column(Relation rel, const ColumnArguments& arguments) {
+AttrNumber primary_key_column(Relation rel, const ColumnArguments& arguments, Oid key_type) {
   const Oid index_oid = RelationGetPrimaryKeyIndex(rel);
   AttrNumber found = InvalidAttrNumber;
   if (OidIsValid(index_oid)) {
@@ -101,12 +103,50 @@ AttrNumber primary_key_column(Relation rel, const ColumnArguments& arguments) {
     if (index->rd_index->indnkeyatts == 1) found = index->rd_index->indkey.values[0];
     relation_close(index, AccessShareLock);
   }
-  if (found == InvalidAttrNumber || !is_integer_type(TupleDescAttr(RelationGetDescr(rel), found - 1)->atttypid))
+  if (OidIsValid(key_type) && found != InvalidAttrNumber) return found;  // its type checked next
+  if (found != InvalidAttrNumber) {
+    const Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), found - 1);
+    if (!is_integer_type(att->atttypid))
+      ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                      errmsg("simjoin: the primary key \"%s\" of table \"%s\" is %s, not an "
+                             "integer", NameStr(att->attname), RelationGetRelationName(rel),
+                             format_type_be(att->atttypid)),
+                      errhint("Pass key_type => NULL::%s for keys of that type.",
+                              format_type_be(att->atttypid))));
+  }
+  if (found == InvalidAttrNumber)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                    errmsg("simjoin: table \"%s\" has no single-column integer primary key",
-                           RelationGetRelationName(rel)),
-                    errhint("Name an integer key column with %s.", arguments.key)));
+                    errmsg("simjoin: table \"%s\" has no single-column %sprimary key",
+                           RelationGetRelationName(rel), OidIsValid(key_type) ? "" : "integer "),
+                    OidIsValid(key_type)
+                        ? errhint("Name a key column with %s.", arguments.key)
+                        : errhint("Name an integer key column with %s, or a key of another type "
+                                  "with %s and key_type => NULL::its_type.", arguments.key,
+                                  arguments.key)));
   return found;
+}
+
+// ERROR unless the key column is of key_type and that type has a btree ordering (the order of
+// ties and of rows, table_keys.h).
+void check_key_type(Relation rel, AttrNumber attnum, Oid key_type) {
+  if (attnum <= 0)
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                    errmsg("simjoin: system columns of relation \"%s\" cannot be used",
+                           RelationGetRelationName(rel))));
+  Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+  if (att->atttypid != key_type)
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                    errmsg("simjoin: key column \"%s\" of table \"%s\" is %s, but key_type is %s",
+                           NameStr(att->attname), RelationGetRelationName(rel),
+                           format_type_be(att->atttypid), format_type_be(key_type)),
+                    errhint("Pass key_type => NULL::%s.", format_type_be(att->atttypid))));
+  if (!OidIsValid(lookup_type_cache(key_type, TYPECACHE_LT_OPR)->lt_opr))
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_FUNCTION),
+                    errmsg("simjoin: key column \"%s\" of table \"%s\" is %s, which has no "
+                           "btree ordering", NameStr(att->attname), RelationGetRelationName(rel),
+                           format_type_be(key_type)),
+                    errhint("Use a key of a type with a btree operator class (uuid, text, "
+                            "numeric, ...).")));
 }
 
 // ERROR unless attnum is a column of rel (not dropped) of one of the accepted kinds.
@@ -124,7 +164,10 @@ void check_column_type(Relation rel, AttrNumber attnum, bool value, ValueKind ki
                     errmsg("simjoin: column \"%s\" of table \"%s\" is %s, expected %s",
                            NameStr(att->attname), RelationGetRelationName(rel),
                            format_type_be(att->atttypid),
-                           value ? value_types(kind) : "smallint, integer or bigint")));
+                           value ? value_types(kind) : "smallint, integer or bigint"),
+                    value ? 0
+                          : errhint("For a key of another type, pass key_type => NULL::%s.",
+                                    format_type_be(att->atttypid))));
 }
 
 // The rows of a table with storage as the planner estimates them: its rows a page at the last
@@ -140,7 +183,8 @@ double expected_row_count(Relation rel) {
 }  // namespace
 
 void resolve_table_columns(Oid relid, const char* vector_column, const char* key_column,
-                           const ColumnArguments& arguments, TableColumns* out, ValueKind kind) {
+                           const ColumnArguments& arguments, TableColumns* out, ValueKind kind,
+                           Oid key_type) {
   // Refuse before describing the table's columns: the same error a SELECT would give. Column
   // privileges suffice here; the query itself checks the exact columns.
   if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
@@ -161,8 +205,13 @@ void resolve_table_columns(Oid relid, const char* vector_column, const char* key
                   ? ValueKind::Geometry
                   : ValueKind::Vector;
   out->key_attnum =
-      key_column ? named_column(rel, key_column) : primary_key_column(rel, arguments);
-  check_column_type(rel, out->key_attnum, false, kind);
+      key_column ? named_column(rel, key_column) : primary_key_column(rel, arguments, key_type);
+  if (OidIsValid(key_type))
+    check_key_type(rel, out->key_attnum, key_type);
+  else
+    check_column_type(rel, out->key_attnum, false, kind);
+  out->key_type = key_type;
+  out->key_collation = TupleDescAttr(RelationGetDescr(rel), out->key_attnum - 1)->attcollation;
   TupleDesc desc = RelationGetDescr(rel);
   strlcpy(out->vector_column, NameStr(TupleDescAttr(desc, out->vector_attnum - 1)->attname),
           NAMEDATALEN);
@@ -193,6 +242,7 @@ double* TableVectorsBuilder::append(int64 key) {
     capacity_ = new_capacity;
   }
   out_->keys[out_->n] = key;
+  progress_add_rows(1);
   return out_->coords + out_->n++ * dim;
 }
 
@@ -282,16 +332,23 @@ void read_vector_row(TupleTableSlot* slot, void* arg) {
   const Datum key = slot_getattr(slot, 1, &key_null);
   const Datum vector = slot_getattr(slot, 2, &vector_null);
   if (vector_null && !rows->keep_null_keys) return;  // a NULL vector matches nothing, as in SQL
-  const int64 key_value = row_key(key, key_null, columns);
+  const int64 key_value = row_key(key, key_null, columns, rows->out);
   if (vector_null) {
     rows->builder->append_null_key(key_value);
     return;
   }
-  char key_text[32];
-  snprintf(key_text, sizeof key_text, INT64_FORMAT, key_value);
-  if (rows->out->dim == 0) rows->out->dim = vector_length(vector, columns.table_name, key_text);
+  // An integer key is named in the message; another key's text (its output function) only on an
+  // error, in the context line.
+  char shown_key[32];
+  snprintf(shown_key, sizeof shown_key, INT64_FORMAT, key_value);
+  const bool by_rank = keys_by_rank(columns);
+  RowKeyContext key_context{&columns, rows->out, key_value, {}};
+  if (by_rank) push_row_key_context(&key_context);
+  if (rows->out->dim == 0)
+    rows->out->dim = vector_length(vector, columns.table_name, by_rank ? nullptr : shown_key);
   read_vector(vector, rows->out->dim, rows->builder->append(key_value), columns.table_name,
-              key_text);
+              by_rank ? nullptr : shown_key);
+  if (by_rank) error_context_stack = key_context.callback.previous;
 }
 
 }  // namespace
@@ -309,21 +366,16 @@ void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
   *out = TableVectors{nullptr, nullptr, 0, dim > 0 ? dim : 0, nullptr, 0};
   TableVectorsBuilder builder(out, columns.expected_rows);
   VectorRows rows{&columns, out, &builder, keep_null_keys};
+  begin_keys(columns, out);
   char* query = key_value_query(columns);
   for_each_query_row(query, read_vector_row, &rows);
   pfree(query);
-}
-
-int64 row_key(Datum key, bool key_null, const TableColumns& columns) {
-  if (key_null)
-    ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                    errmsg("simjoin: table \"%s\" has a row with a NULL key in column \"%s\"",
-                           columns.table_name, columns.key_column)));
-  return DatumGetInt64(key);
+  rank_keys(columns, out);
 }
 
 char* key_value_query(const TableColumns& columns) {
-  return psprintf("SELECT %s::pg_catalog.int8, %s FROM %s", quote_identifier(columns.key_column),
+  return psprintf("SELECT %s%s, %s FROM %s", quote_identifier(columns.key_column),
+                  keys_by_rank(columns) ? "" : "::pg_catalog.int8",
                   quote_identifier(columns.vector_column), columns.qualified_name);
 }
 

@@ -10,6 +10,8 @@ extern "C" {
 #include "executor/tuptable.h"
 }
 
+#include "pg/functions/table_keys.h"
+
 namespace simjoin::pg {
 
 // What the value column holds: vectors (real[], float8[]) or PostGIS geometries (a type named
@@ -27,10 +29,14 @@ struct TableColumns {
   char key_column[NAMEDATALEN];
   ValueKind kind;  // what the value column holds
   double expected_rows;  // the table's rows as the planner would estimate them (0: unknown)
+  Oid key_type;       // InvalidOid: an integer key, read as int8; else keys by rank (table_keys.h)
+  Oid key_collation;  // the key column's, for its order
 };
 
 // Resolves the columns: `vector_column` NULL means the table's only column of `kind`,
 // `key_column` NULL its single-column integer primary key. ERROR with a hint when ambiguous.
+// `key_type` (a polymorphic form's): the key column must be of that type, any with a btree
+// ordering (the primary key too), and the keys are read by rank (table_keys.h).
 // `arguments` names the function's arguments in hints. ValueKind::Vector also takes a geometry
 // column (points, read as (x, y)): a named one, or the table's only one where it has no vector
 // column.
@@ -40,7 +46,7 @@ struct ColumnArguments {
 };
 void resolve_table_columns(Oid relid, const char* vector_column, const char* key_column,
                            const ColumnArguments& arguments, TableColumns* out,
-                           ValueKind kind = ValueKind::Vector);
+                           ValueKind kind = ValueKind::Vector, Oid key_type = InvalidOid);
 
 // The rows whose vector is not NULL: keys[i] and coords[i * dim .. i * dim + dim - 1], allocated
 // (huge) in CurrentMemoryContext; and, when asked for, the keys of the rows whose vector is NULL.
@@ -53,6 +59,7 @@ struct TableVectors {
   size_t null_n;
   bool geometry = false;  // read from point geometries (then dim is 2)
   int32 srid = 0;         // their SRID, where n > 0
+  KeyValues* key_values = nullptr;  // keys of another type: keys[i] is a rank into these
 };
 
 // Reads every row through SPI (SELECT privilege and row-level security apply), point geometries
@@ -63,11 +70,9 @@ struct TableVectors {
 void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
                         bool keep_null_keys = false);
 
-// "SELECT key::pg_catalog.int8, value FROM table", palloc'd: what the readers read.
+// "SELECT key::pg_catalog.int8, value FROM table" (the key uncast where read by rank),
+// palloc'd: what the readers read.
 char* key_value_query(const TableColumns& columns);
-
-// The key of a row read by key_value_query; ERROR naming table and key column when NULL.
-int64 row_key(Datum key, bool key_null, const TableColumns& columns);
 
 // Runs `query` (no parameters, read-only) through SPI and calls row(slot, arg) for each row as
 // the executor produces it (no copy of the rows), between SPI_connect and SPI_finish, in a memory

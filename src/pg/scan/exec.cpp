@@ -5,6 +5,7 @@
 #include "pg/scan/plan_info.h"
 
 #include "pg/pg_guard.h"
+#include "pg/progress/join_progress.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -312,6 +313,12 @@ void start_without_pairs(SimJoinState* st) {
 // A scan's start, at its first tuple: eps and the box clauses' r evaluated, the sides read,
 // put in space order and deformed, and the engine started on them.
 void start_scan(SimJoinState* st) {
+  if (!st->progress_owned)
+    st->progress_owned = progress_begin(
+        st->engine_by_caller ? ProgressCommand::AggregateScan : ProgressCommand::CustomScan,
+        InvalidOid);
+  else
+    progress_loading(true);  // a rescan reads its sides again
   st->started = true;
   st->finished = false;
   st->phase = 3;
@@ -359,6 +366,7 @@ void start_scan(SimJoinState* st) {
     values_by_point(st, &st->outer);
     deform_side(st, &st->outer, st->outer_slot);
   }
+  progress_set_rows(st->progress_owned, st->inner.n + (st->outer_shared ? 0 : st->outer.n));
   elog(DEBUG2, "simjoin: eps=%g bound=%g all_wild=%d dim=%d inner=%u points=%u wild=%u outer=%u points=%u wild=%u",
        st->eps, st->bound, st->all_wild, st->ref.dim, st->inner.n, st->inner.n_points,
        st->inner.n_wild, st->outer.n, st->outer.n_points, st->outer.n_wild);
@@ -375,6 +383,8 @@ namespace {
 void end_scan(CustomScanState* node) {
   SimJoinState* st = reinterpret_cast<SimJoinState*>(node);
   stop_stream(st);
+  progress_end(st->progress_owned);
+  st->progress_owned = false;
   end_ordered_output(st);
   if (st->inner.file) BufFileClose(st->inner.file);
   if (st->outer.file) BufFileClose(st->outer.file);

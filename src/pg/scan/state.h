@@ -148,6 +148,7 @@ struct SimJoinState {
   // state of one scan
   bool started;
   bool finished;
+  bool progress_owned;  // this scan began the backend's progress report (join_progress.h)
   bool all_wild;     // every row is paired with every row (eps NaN, ST_DWithin eps < 0)
   bool use_engine;   // false when nothing can match (eps < 0)
   double eps;

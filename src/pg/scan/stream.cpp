@@ -7,6 +7,7 @@
 
 #include "pg/dispatch/dispatch.h"
 #include "pg/pg_guard.h"
+#include "pg/progress/join_progress.h"
 #include "pg/settings.h"
 
 extern "C" {
@@ -97,6 +98,7 @@ void start_stream(SimJoinState* st) {
     options.keep_distance = (st->form_state && st->form_state->certain_bound >= 0) ||
                             st->nearest || st->engine_by_caller;
     options.order_by_right = st->inner.file != nullptr;  // inner rows read from disk in order
+    progress_joining(st->progress_owned, left, self_join ? nullptr : &right, spec);
     st->stream = start_join(left, self_join ? nullptr : &right, spec, std::move(options)).release();
   });
   st->batch = StreamBatch{};
@@ -123,10 +125,12 @@ void stop_stream(SimJoinState* st) {
 bool next_batch(SimJoinState* st) {
   for (;;) {
     CHECK_FOR_INTERRUPTS();
+    progress_candidates(st->progress_owned, st->stream->candidates_done());
     const BatchSource::Next next = cpp_guard([st] {
       return st->stream->next(&st->batch, std::chrono::milliseconds(kWaitMs));
     });
     if (next == BatchSource::Next::Batch) {
+      progress_add_pairs(st->progress_owned, st->batch.size);
       st->batch_pos = 0;
       return true;
     }

@@ -76,6 +76,11 @@ class ServiceStream : public BatchSource {
   const JoinStats& stats() const override { return stats_; }
   std::exception_ptr error() const override { return error_; }
   const std::string& fallback_note() const override { return no_note_; }
+  std::uint64_t candidates_done() const override {
+    ServiceShared* shared = service_shared();
+    const int slot = handle_.slot();
+    return shared && slot >= 0 ? shared->jobs[slot].candidates_done.load() : 0;
+  }
 
  private:
   void create_job() {

@@ -14,6 +14,7 @@
 
 #include "pg/dispatch/dispatch.h"
 #include "pg/pg_guard.h"
+#include "pg/progress/join_progress.h"
 #include "pg/scan/form_state.h"
 #include "pg/scan/state.h"
 #include "pg/settings.h"
@@ -316,6 +317,7 @@ void fold_engine_pairs(AggregateState* as) {
     const PointSet right = side_points(st, &st->inner);
     JoinSpec spec = spec_from_settings(st->bound, st->form.metric);
     spec.self_pairs = SelfPairs::All;
+    progress_joining(st->progress_owned, left, self_join ? nullptr : &right, spec);
     NeighbourStats stats = compute_neighbour_stats(
         left, self_join ? nullptr : &right, spec, StatsSide::Left, nullptr,
         distances ? StatsFields::All

@@ -4,6 +4,7 @@
 // the same scan shared with the inner side instead of read again.
 #include "pg/scan/form_state.h"
 #include "pg/scan/index_probe.h"
+#include "pg/progress/join_progress.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -124,6 +125,7 @@ void reserve_row_values(SimJoinState* st, Side* side, size_t rows) {
 }
 
 void add_row_without_tuple(SimJoinState* st, Side* side, uint32 rows) {
+  progress_add_rows(rows);
   const size_t row = side->n;
   if (side->file)
     ensure_capacity(st->arrays_mcxt, &side->offsets, &side->cap, row + rows);

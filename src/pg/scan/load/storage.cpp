@@ -3,6 +3,8 @@
 // at a time (fetch_tuple).
 #include "pg/scan/state.h"
 
+#include "pg/progress/join_progress.h"
+
 extern "C" {
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
@@ -116,6 +118,7 @@ Size side_memory_limit(const SimJoinState* st, const Side* side) {
 }
 
 void store_tuple(SimJoinState* st, Side* side, TupleTableSlot* slot) {
+  progress_add_rows(1);
   if (side->file) {
     ensure_capacity(st->arrays_mcxt, &side->offsets, &side->cap, side->n + 1);
     MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, nullptr);

@@ -133,3 +133,22 @@ COMMENT ON FUNCTION @extschema@.simjoin_dbscan(pg_catalog.regclass, pg_catalog.f
   pg_catalog.int4, anyelement, pg_catalog.name, pg_catalog.name, pg_catalog.text,
   pg_catalog.text)
 IS 'DBSCAN clusters of a table''s vectors or PostGIS points: (id, cluster, kind core | border | noise), keyed by a column of key_type''s type';
+
+-- 1.8: simjoin_cluster_dbscan in simjoin_dbscan's argument order (table_name, eps, min_points,
+-- then the column and key by name); 1.5's order (table_name, geom_column, eps, min_points, key)
+-- keeps working.
+CREATE FUNCTION @extschema@.simjoin_cluster_dbscan(
+    table_name pg_catalog.regclass,
+    eps pg_catalog.float8,
+    min_points pg_catalog.int4,
+    geom_column pg_catalog.name DEFAULT NULL,
+    key pg_catalog.name DEFAULT NULL,
+    OUT id pg_catalog.int8,
+    OUT cluster pg_catalog.int4,
+    OUT kind pg_catalog.text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'simjoin_cluster_dbscan_ordered'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION @extschema@.simjoin_cluster_dbscan(pg_catalog.regclass, pg_catalog.float8,
+  pg_catalog.int4, pg_catalog.name, pg_catalog.name)
+IS 'DBSCAN clusters of a table''s PostGIS points, as ST_ClusterDBSCAN, in simjoin_dbscan''s argument order (geom_column NULL: the table''s only geometry column): (id, cluster, kind)';

@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS simjoin;
-SELECT plan(38);
+SELECT plan(41);
 
 SELECT has_function('similarity_join_stats',
   ARRAY['regclass', 'regclass', 'double precision', 'text', 'name', 'name', 'name', 'name', 'text'],
@@ -15,6 +15,9 @@ SELECT has_function('simjoin_dbscan',
 SELECT has_function('simjoin_cluster_dbscan',
   ARRAY['regclass', 'name', 'double precision', 'integer', 'name'],
   'simjoin_cluster_dbscan(table_name, geom_column, eps, min_points, key) exists');
+SELECT has_function('simjoin_cluster_dbscan',
+  ARRAY['regclass', 'double precision', 'integer', 'name', 'name'],
+  'simjoin_cluster_dbscan(table_name, eps, min_points, geom_column, key) exists');
 SELECT function_returns(f, 'setof record', f || ' returns a set of rows')
   FROM unnest(ARRAY['similarity_join_stats', 'simjoin_dbscan', 'simjoin_cluster_dbscan']) f;
 SELECT volatility_is(f, 'volatile', f || ' is volatile (it reads tables)')
@@ -30,11 +33,18 @@ SELECT is(
   'NULL::name, NULL::name, ''euclidean''::text, NULL::text',
   'simjoin_dbscan''s defaults: column and key found, metric euclidean, algorithm the setting');
 SELECT is(
-  (SELECT pg_get_expr(proargdefaults, 0) FROM pg_proc WHERE proname = 'simjoin_cluster_dbscan'),
+  (SELECT pg_get_expr(proargdefaults, 0) FROM pg_proc WHERE proname = 'simjoin_cluster_dbscan'
+     AND proargtypes[1] = 'name'::regtype),
   'NULL::name', 'simjoin_cluster_dbscan''s default: the key is the primary key');
+SELECT is(
+  (SELECT pg_get_expr(proargdefaults, 0) FROM pg_proc WHERE proname = 'simjoin_cluster_dbscan'
+     AND proargtypes[1] = 'float8'::regtype),
+  'NULL::name, NULL::name',
+  'simjoin_cluster_dbscan in simjoin_dbscan''s order: the only geometry column, the primary key');
 SELECT is(
   (SELECT array_agg(p ORDER BY n) FROM pg_proc, unnest(proargnames) WITH ORDINALITY AS a(p, n)
     WHERE proname = f AND NOT 'anyelement'::regtype = ANY (proargtypes)
+      AND NOT (f = 'simjoin_cluster_dbscan' AND proargtypes[1] = 'float8'::regtype)
       AND proargmodes[n] = 'o'), c, f || '''s columns')
   FROM (VALUES ('similarity_join_stats', ARRAY['left_id', 'neighbours', 'nearest_id', 'nearest_distance']),
                ('simjoin_dbscan', ARRAY['id', 'cluster', 'kind']),
@@ -42,6 +52,7 @@ SELECT is(
 SELECT is(
   (SELECT array_agg(format_type(t, NULL) ORDER BY n) FROM pg_proc, unnest(proallargtypes) WITH ORDINALITY AS a(t, n)
     WHERE proname = f AND NOT 'anyelement'::regtype = ANY (proargtypes)
+      AND NOT (f = 'simjoin_cluster_dbscan' AND proargtypes[1] = 'float8'::regtype)
       AND proargmodes[n] = 'o'), c, f || '''s column types')
   FROM (VALUES ('similarity_join_stats', ARRAY['bigint', 'bigint', 'bigint', 'double precision']),
                ('simjoin_dbscan', ARRAY['bigint', 'integer', 'text']),

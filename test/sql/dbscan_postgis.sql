@@ -74,6 +74,14 @@ SELECT h.gid, h.label, s.cluster, s.kind, ST_ClusterDBSCAN(h.geom, 5, 4) OVER (O
 FROM hand h JOIN simjoin_cluster_dbscan('hand', 'geom', 5, 4) s ON s.id = h.gid ORDER BY h.gid;
 SELECT * FROM simjoin_cluster_dbscan('hand', 'geom', 4.999999, 4) ORDER BY id;
 SELECT * FROM simjoin_cluster_dbscan('hand', 'geom', 5, 1, key => 'gid') ORDER BY id;
+-- simjoin_dbscan's argument order (table_name, eps, min_points, geom_column, key): the same rows;
+-- without geom_column the table's only geometry column (hand has two)
+SELECT count(*) AS rows_not_in_1_5_order FROM (
+  (SELECT * FROM simjoin_cluster_dbscan('hand', 5, 4, 'geom'))
+  EXCEPT ALL (SELECT * FROM simjoin_cluster_dbscan('hand', 'geom', 5, 4))) d;
+SELECT * FROM simjoin_cluster_dbscan('hand', 5, 1, geom_column => 'geom', key => 'gid')
+ORDER BY id;
+SELECT * FROM simjoin_cluster_dbscan('hand', 5, 4);
 
 -- Any finite coordinates, as simjoin_dbscan takes them from float8[] and ST_ClusterDBSCAN does:
 -- points at 1e200 (whose squared distances overflow to infinity) cluster among themselves only.
@@ -84,6 +92,9 @@ SELECT gid, CASE WHEN cluster IS NOT NULL THEN min(gid) OVER (PARTITION BY clust
        CASE WHEN postgis IS NOT NULL THEN min(gid) OVER (PARTITION BY postgis) END AS postgis_first
 FROM (SELECT h.gid, s.cluster, ST_ClusterDBSCAN(h.geom, 1.5, 2) OVER () AS postgis
       FROM huge h JOIN simjoin_cluster_dbscan('huge', 'geom', 1.5, 2) s ON s.id = h.gid) c ORDER BY gid;
+SELECT count(*) AS rows_not_in_1_5_order FROM (
+  (SELECT * FROM simjoin_cluster_dbscan('huge', 1.5, 2))
+  EXCEPT ALL (SELECT * FROM simjoin_cluster_dbscan('huge', 'geom', 1.5, 2))) d;
 
 -- Errors: a geometry that is not a point, an empty point, mixed SRIDs, no such column, a column
 -- that is not a geometry, eps and min_points as ST_ClusterDBSCAN refuses them.

@@ -15,6 +15,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(simjoin_dbscan);
 PG_FUNCTION_INFO_V1(simjoin_dbscan_keyed);
 PG_FUNCTION_INFO_V1(simjoin_cluster_dbscan);
+PG_FUNCTION_INFO_V1(simjoin_cluster_dbscan_ordered);
 }
 
 #include <cmath>
@@ -133,22 +134,41 @@ extern "C" Datum simjoin_dbscan_keyed(PG_FUNCTION_ARGS) {
   return call_without_key_type(fcinfo, MIN_POINTS + 1, dbscan);
 }
 
-extern "C" Datum simjoin_cluster_dbscan(PG_FUNCTION_ARGS) {
-  enum Argument { TABLE_NAME, GEOM_COLUMN, EPS, MIN_POINTS, KEY };
-  if (PG_ARGISNULL(TABLE_NAME) || PG_ARGISNULL(GEOM_COLUMN))
+namespace {
+
+// simjoin_cluster_dbscan's arguments' positions: (table_name, geom_column, eps, min_points, key)
+// in 1.5's order, (table_name, eps, min_points, geom_column, key) in simjoin_dbscan's.
+struct ClusterArguments {
+  int table_name, geom_column, eps, min_points, key;
+};
+
+Datum cluster_dbscan(FunctionCallInfo fcinfo, const ClusterArguments& at, bool column_required) {
+  if (PG_ARGISNULL(at.table_name) || (column_required && PG_ARGISNULL(at.geom_column)))
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                     errmsg("simjoin: table_name and geom_column must not be NULL")));
-  check_dbscan_arguments(fcinfo, EPS, MIN_POINTS);
+  check_dbscan_arguments(fcinfo, at.eps, at.min_points);
   InitMaterializedSRF(fcinfo, 0);
   TableColumns columns;
-  resolve_table_columns(PG_GETARG_OID(TABLE_NAME), name_argument(fcinfo, GEOM_COLUMN),
-                        name_argument(fcinfo, KEY), {"geom_column", "key"}, &columns,
+  // geom_column NULL (simjoin_dbscan's order): the table's only geometry column
+  resolve_table_columns(PG_GETARG_OID(at.table_name), name_argument(fcinfo, at.geom_column),
+                        name_argument(fcinfo, at.key), {"geom_column", "key"}, &columns,
                         ValueKind::Geometry);
   const bool reporting = progress_begin(ProgressCommand::Dbscan, columns.relid);
   TableVectors points;
   read_point_geometries(columns, &points);
   // Planar distance sqrt(dx * dx + dy * dy), as PostGIS computes it between two points.
-  return cluster_and_return(fcinfo, &points, PG_GETARG_FLOAT8(EPS), PG_GETARG_INT32(MIN_POINTS),
-                            Metric::Euclidean, static_cast<Algorithm>(algorithm_setting),
-                            reporting);
+  return cluster_and_return(fcinfo, &points, PG_GETARG_FLOAT8(at.eps),
+                            PG_GETARG_INT32(at.min_points), Metric::Euclidean,
+                            static_cast<Algorithm>(algorithm_setting), reporting);
+}
+
+}  // namespace
+
+extern "C" Datum simjoin_cluster_dbscan(PG_FUNCTION_ARGS) {
+  return cluster_dbscan(fcinfo, ClusterArguments{0, 1, 2, 3, 4}, true);
+}
+
+// simjoin_cluster_dbscan(table_name, eps, min_points, geom_column, key): simjoin_dbscan's order.
+extern "C" Datum simjoin_cluster_dbscan_ordered(PG_FUNCTION_ARGS) {
+  return cluster_dbscan(fcinfo, ClusterArguments{0, 3, 1, 2, 4}, false);
 }

@@ -75,9 +75,12 @@ void explain_forms(const FormState* fs, bool nearest, ExplainState* es) {
     ExplainPropertyText("Eps Per Row", fs->radius_side == 0 ? "outer" : "inner", es);
   if (fs->n_scale > 0) ExplainPropertyText("Distance Arithmetic", "inverted into the bound", es);
   if (fs->key_order != KEY_ORDER_NONE && !nearest)  // (the nearest mode: Engine Keeps)
+    // The engine returns each unordered pair once (Engine Pairs); under a.k < b.k the scan tries
+    // (a, b), then (b, a), and Rows Removed by Filter counts the way round that failed.
     ExplainPropertyText("Self-Join Pairs",
-                        fs->key_order == KEY_ORDER_ONE_WAY ? "unordered, one way"
-                                                           : "unordered, both ways",
+                        fs->key_order == KEY_ORDER_ONE_WAY
+                            ? "each engine pair once, tried both ways round"
+                            : "each engine pair once, returned both ways round",
                         es);
 }
 

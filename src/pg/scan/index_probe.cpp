@@ -25,8 +25,8 @@ extern "C" {
 namespace simjoin::pg::cs {
 
 bool enable_index_probe = true;
-double index_probe_cost = 10.0;
-double index_probe_row_cost = 0.5;
+double index_probe_cost = 1.0;  // the settings' defaults (custom_scan.cpp)
+double index_probe_row_cost = 0.1;
 
 namespace {
 

@@ -109,6 +109,7 @@ void progress_joining(bool owned, const PointSet& left, const PointSet* right,
   report.left = left;
   report.right = right ? std::optional<PointSet>(*right) : std::nullopt;
   report.spec = spec;
+  report.spec.threads = 1;  // the estimate runs beside the join's own threads, on this one
   report.total_known = false;
   report.joining_since = std::chrono::steady_clock::now();
   report.rows_written = report.rows;

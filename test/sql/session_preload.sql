@@ -3,7 +3,9 @@
 -- session_preload_libraries, keeping the entries already there; a new session then plans a
 -- join written only with PostgreSQL's point <-> point as the custom scan without LOAD; DROP
 -- EXTENSION takes simjoin out again, also when a non-superuser who installed the trusted
--- extension drops it. Each step in a database of its own, reached with \c (a new session).
+-- extension drops it. Each step in a database of its own, reached with \c (a new session). (A
+-- server that preloads simjoin in shared_preload_libraries, the GPU service's, keeps it loaded.)
+SELECT current_database() AS regress_database \gset
 CREATE DATABASE simjoin_preload_test;
 CREATE ROLE simjoin_preload_owner LOGIN;
 GRANT CREATE ON DATABASE simjoin_preload_test TO simjoin_preload_owner;
@@ -26,6 +28,7 @@ CREATE TABLE spots AS
 ANALYZE spots;
 \c simjoin_preload_test
 -- a new session: loaded, and the point join runs as the custom scan
+SET simjoin.explain_machine_details = off;
 SELECT current_setting('simjoin.enable_customscan', true) AS loaded,
        current_setting('auto_explain.log_min_duration', true) AS other_entry_loaded;
 EXPLAIN (COSTS OFF)
@@ -39,7 +42,8 @@ SELECT simjoin_session_preload(true);
 DROP EXTENSION simjoin;
 SELECT setconfig FROM database_preload;
 \c simjoin_preload_test
-SELECT current_setting('simjoin.enable_customscan', true) AS loaded;
+SELECT current_setting('simjoin.enable_customscan', true) IS NOT NULL =
+       (current_setting('shared_preload_libraries') ~ 'simjoin') AS loaded_only_if_server_preloads;
 -- installed by a non-superuser (a trusted extension), with nothing else in the setting
 DO $$ BEGIN
   EXECUTE format('ALTER DATABASE %I RESET session_preload_libraries', current_database());
@@ -51,6 +55,6 @@ SELECT simjoin_session_preload(false);  -- ERROR: a superuser's
 DROP EXTENSION simjoin;
 RESET ROLE;
 SELECT count(*) AS settings_left FROM database_preload;
-\c contrib_regression
+\c :regress_database
 DROP DATABASE simjoin_preload_test;
 DROP ROLE simjoin_preload_owner;

@@ -62,8 +62,8 @@ int64 row_key(Datum key, bool key_null, const TableColumns& columns, TableVector
 }
 
 void rank_keys(const TableColumns& columns, TableVectors* out) {
-  KeyValues* keys = out->key_values;
-  if (!keys_by_rank(columns) || keys == nullptr || keys->n == 0) return;
+  KeyValues* keys = out->key_values;  // set by begin_keys exactly where keys go by rank
+  if (keys == nullptr || keys->n == 0) return;
   const size_t n = keys->n;
   if (n > PG_UINT32_MAX)
     ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -103,7 +103,7 @@ Datum key_datum(const TableVectors& vectors, int64 key) {
 }
 
 char* key_text(const TableColumns& columns, const TableVectors& vectors, int64 key) {
-  if (!keys_by_rank(columns) || vectors.key_values == nullptr) return psprintf(INT64_FORMAT, key);
+  if (vectors.key_values == nullptr) return psprintf(INT64_FORMAT, key);
   Oid output;
   bool varlena;
   getTypeOutputInfo(columns.key_type, &output, &varlena);

@@ -39,17 +39,11 @@ struct Report {
 
 Report report;
 
-int32 command_number(const PgBackendStatus* entry) {
-  int32 command;
-  std::memcpy(&command, &entry->st_progress_command, sizeof command);
-  return command;
-}
-
 // Whether this backend's progress fields are ours: `report` may be stale after an ERROR, which
 // cleared them (and a COPY may have set them since).
 bool reporting() {
   return report.active && MyBEEntry != nullptr &&
-         command_number(MyBEEntry) == kSimjoinProgressCommand;
+         progress_command_of(MyBEEntry) == kSimjoinProgressCommand;
 }
 
 void set(ProgressParam param, std::int64_t value) {
@@ -58,10 +52,16 @@ void set(ProgressParam param, std::int64_t value) {
 
 }  // namespace
 
+int32 progress_command_of(const PgBackendStatus* entry) {
+  int32 command;
+  std::memcpy(&command, &entry->st_progress_command, sizeof command);
+  return command;
+}
+
 bool progress_begin(ProgressCommand command, Oid relid) {
   PgBackendStatus* entry = MyBEEntry;
   if (entry == nullptr || !pgstat_track_activities) return false;
-  if (command_number(entry) != PROGRESS_COMMAND_INVALID) return false;
+  if (progress_command_of(entry) != PROGRESS_COMMAND_INVALID) return false;
   PGSTAT_BEGIN_WRITE_ACTIVITY(entry);
   std::memcpy(&entry->st_progress_command, &kSimjoinProgressCommand,
               sizeof kSimjoinProgressCommand);

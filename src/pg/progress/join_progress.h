@@ -8,6 +8,7 @@
 
 extern "C" {
 #include "postgres.h"
+#include "utils/backend_status.h"
 }
 
 #include <cstdint>
@@ -18,6 +19,10 @@ namespace simjoin::pg {
 
 // The progress fields' command number, not one of PostgreSQL's (ProgressCommandType).
 constexpr int32 kSimjoinProgressCommand = 0x534A4E;
+
+// The command number in a backend's progress fields (st_progress_command holds an int; simjoin's
+// number is not one of ProgressCommandType's enumerators).
+int32 progress_command_of(const PgBackendStatus* entry);
 
 enum class ProgressCommand : int64 {
   SimilarityJoin = 1,

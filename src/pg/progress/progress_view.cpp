@@ -5,11 +5,8 @@
 extern "C" {
 #include "postgres.h"
 
-#include "catalog/pg_authid.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "miscadmin.h"
-#include "utils/acl.h"
 #include "utils/backend_progress.h"
 #include "utils/backend_status.h"
 #include "utils/builtins.h"
@@ -21,6 +18,7 @@ PG_FUNCTION_INFO_V1(simjoin_progress_info);
 #include <cstring>
 
 #include "pg/progress/join_progress.h"
+#include "pg/statistics_visibility.h"
 
 namespace simjoin::pg {
 
@@ -62,9 +60,7 @@ extern "C" Datum simjoin_progress_info(PG_FUNCTION_ARGS) {
     LocalPgBackendStatus* local = pgstat_fetch_stat_local_beentry(i);
     if (local == nullptr) continue;
     const PgBackendStatus& entry = local->backendStatus;
-    int32 command;
-    std::memcpy(&command, &entry.st_progress_command, sizeof command);
-    if (command != kSimjoinProgressCommand) continue;
+    if (progress_command_of(&entry) != kSimjoinProgressCommand) continue;
     Datum values[kColumns];
     bool nulls[kColumns];
     std::memset(nulls, 0, sizeof nulls);
@@ -72,8 +68,7 @@ extern "C" Datum simjoin_progress_info(PG_FUNCTION_ARGS) {
     values[1] = ObjectIdGetDatum(entry.st_databaseid);
     values[2] = ObjectIdGetDatum(entry.st_progress_command_target);
     nulls[2] = !OidIsValid(entry.st_progress_command_target);
-    const bool visible = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS) ||
-                         has_privs_of_role(GetUserId(), entry.st_userid);
+    const bool visible = sees_details_of(entry.st_userid);
     const int64* param = entry.st_progress_param;
     if (visible) {
       values[3] = CStringGetTextDatum(command_name(param[PROGRESS_COMMAND]));

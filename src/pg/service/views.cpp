@@ -6,9 +6,7 @@ extern "C" {
 #include "fmgr.h"
 #include "access/htup_details.h"
 #include "funcapi.h"
-#include "catalog/pg_authid.h"
 #include "miscadmin.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
@@ -25,6 +23,7 @@ PG_FUNCTION_INFO_V1(simjoin_jobs);
 #include "pg/service/client.h"
 #include "pg/service/job.h"
 #include "pg/service/shared.h"
+#include "pg/statistics_visibility.h"
 
 using namespace simjoin::pg;
 
@@ -102,8 +101,7 @@ extern "C" Datum simjoin_jobs(PG_FUNCTION_ARGS) {
     bool nulls[13] = {false};
     // pg_stat_activity's rule: another role's job shows its id, state, device and kind, and its
     // session, sizes, progress and times only to members of that role or of pg_read_all_stats.
-    const bool details = has_privs_of_role(GetUserId(), role) ||
-                         has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+    const bool details = sees_details_of(role);
     for (int column : {1, 4, 5, 6, 7, 8, 9, 10, 11}) nulls[column] = !details;
     values[0] = Int64GetDatum(static_cast<int64>(job_id));
     values[1] = Int32GetDatum(pid);

@@ -70,6 +70,9 @@ Tuning& tuning() {
     if (const char* tensor = std::getenv("SIMJOIN_GPU_TENSOR"); tensor && *tensor)
       defaults.tensor = tensor[0] == '0' ? 0 : tensor[0] == '1' ? 1 : -1;
     defaults.resident_queries = env_size("SIMJOIN_GPU_RESIDENT_QUERIES", 1, true) != 0;
+    defaults.tensor_registers = env_size("SIMJOIN_GPU_TENSOR_REGISTERS", 1, true) != 0;
+    const std::size_t pick_rows = env_size("SIMJOIN_GPU_KNN_PICK_ROWS", 16, true);
+    defaults.knn_pick_rows = pick_rows == 0 || pick_rows == 32 ? static_cast<int>(pick_rows) : 16;
     return defaults;
   }();
   return knobs;

@@ -1,8 +1,6 @@
 // Process-wide knobs of the GPU backend, for tests (small batches force many of them) and
-// benchmarks; the defaults can be set by the environment variables SIMJOIN_GPU_BATCH_PAIRS,
-// SIMJOIN_GPU_STREAMS, SIMJOIN_GPU_DIRECT_PAIRS, SIMJOIN_GPU_HOST_CHUNK_PAIRS,
-// SIMJOIN_GPU_FLOAT_FILTER, SIMJOIN_GPU_TILES, SIMJOIN_GPU_INPUT_BYTES, SIMJOIN_GPU_ZSORT and
-// SIMJOIN_GPU_SZL_COPIES and SIMJOIN_GPU_TENSOR (read on first use). Not synchronized: set them before joins start.
+// benchmarks; the defaults can be set by the environment variables named beside each knob
+// (SIMJOIN_GPU_..., read on first use). Not synchronized: set them before joins start.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +29,10 @@ struct Tuning {
   // (tensor_tile.cuh, kResidentDim); false stages them with every candidate tile
   // (SIMJOIN_GPU_RESIDENT_QUERIES=0, to compare).
   bool resident_queries = true;
+  // The kNN picks on the tensor cores' registers (knn_pick_registers.cu) with 16 or 32 queries
+  // a warp, for rows of up to 128 padded dimensions; 0 always stages the dot products through
+  // shared memory (SIMJOIN_GPU_KNN_PICK_ROWS).
+  int knn_pick_rows = 16;
   // Grid kernel: -1 chooses by cell occupancy, 0 forces one query per thread, 1 the tiled kernel
   // where the dimension allows (SIMJOIN_GPU_TILES).
   int grid_tiles = -1;
@@ -46,6 +48,10 @@ struct Tuning {
   // Brute force on tensor cores (tensor_join_kernel.cuh): -1 for Euclidean joins from 16
   // dimensions, 0 never, 1 for every Euclidean join (SIMJOIN_GPU_TENSOR).
   int tensor = -1;
+  // Its dot products filtered on the tensor cores' registers (tensor_join_registers.cu) for rows
+  // of up to 128 padded dimensions; false stages them through shared memory
+  // (SIMJOIN_GPU_TENSOR_REGISTERS=0).
+  bool tensor_registers = true;
   // Device aggregates (fold_pass.cuh): queries per launch of a fold pass; 0 adapts it to about
   // 0.1 s a launch (tests set a few hundred to force many launches).
   std::uint32_t fold_launch_queries = 0;

@@ -8,6 +8,7 @@
 #include "device_cosine.cuh"
 #include "device_distance.cuh"
 #include "gpu_tuning.h"
+#include "register_tile.cuh"
 #include "tensor_tile.cuh"
 #include "warp_top_k.cuh"
 
@@ -149,6 +150,11 @@ std::uint32_t knn_pick_splits(std::uint32_t n_left, std::uint32_t n_right, int k
 
 void pick_nearest(const KnnPickArgs& args, cudaStream_t stream) {
   if (args.n_left == 0) return;
+  const int rows_per_warp = tuning().knn_pick_rows;
+  if (rows_per_warp != 0 && args.padded_dim <= registers::kMaxDim) {
+    pick_nearest_on_registers(args, rows_per_warp, stream);
+    return;
+  }
   const bool resident = args.padded_dim <= tile::kResidentDim && tuning().resident_queries;
   const auto kernel = resident ? &pick_nearest_kernel<true> : &pick_nearest_kernel<false>;
   const std::size_t shared_bytes = tile::kDotsBytes + (resident ? tile::kResidentBytes : 0);

@@ -34,7 +34,14 @@ struct KnnPickArgs {
 // fills a warp's 32 picks: two splits give it 64).
 std::uint32_t knn_pick_splits(std::uint32_t n_left, std::uint32_t n_right, int k);
 
+// The picks, by the kernel tuning().knn_pick_rows chooses: the dot products filtered on the
+// tensor cores' registers (knn_pick_registers.cu) for rows of up to registers::kMaxDim padded
+// dimensions (register_tile.cuh), else staged through shared memory a tile at a time
+// (tensor_tile.cuh).
 void pick_nearest(const KnnPickArgs& args, cudaStream_t stream);
+
+// rows_per_warp: 16 or 32 queries a warp (args.padded_dim <= registers::kMaxDim).
+void pick_nearest_on_registers(const KnnPickArgs& args, int rows_per_warp, cudaStream_t stream);
 
 // The exact rows the picks are measured on: coordinates (Euclidean) or, where left_norm is set,
 // cosine's scaled rows and norms (device_cosine.cuh).

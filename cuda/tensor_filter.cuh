@@ -51,13 +51,19 @@ __host__ __device__ __forceinline__ float approx_distance(float s, float norm2_r
 }
 
 // Whether a pair at FP16 distance `approx` may match (reach = reach_r + reach_c, gemm_norm_r =
-// gemm * norm[r]): false proves that it does not. Non-decreasing in every term after approx, so
-// the largest terms of a set of candidates give a test for all of them at once.
+// gemm * norm[r]): false proves that it does not, approx above the limit. The limit is
+// non-decreasing in every term (all at least 0), so the largest terms of a set of candidates
+// give a test for all of them at once.
+__host__ __device__ __forceinline__ float approx_limit(float reach, float gemm_norm_r,
+                                                      float norm_c, float slack_r,
+                                                      float slack_c) {
+  const float limit = fmaf(reach, reach, fmaf(gemm_norm_r, norm_c, slack_r + slack_c));
+  return limit * (1.0f + 0x1p-20f);  // the float roundings of this test
+}
 __host__ __device__ __forceinline__ bool approx_may_match(float approx, float reach,
                                                           float gemm_norm_r, float norm_c,
                                                           float slack_r, float slack_c) {
-  const float limit = fmaf(reach, reach, fmaf(gemm_norm_r, norm_c, slack_r + slack_c));
-  return approx <= limit * (1.0f + 0x1p-20f);  // the float roundings of this test
+  return approx <= approx_limit(reach, gemm_norm_r, norm_c, slack_r, slack_c);
 }
 
 // Whether the pair (r, c) may match, given s (see approx_distance): false proves that it does not.

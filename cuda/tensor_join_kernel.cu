@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "cuda_check.h"
-#include "device_cosine.cuh"
-#include "device_distance.cuh"
+#include "gpu_tuning.h"
 #include "kernel_dispatch.cuh"
+#include "tensor_pair_decision.cuh"
 #include "tensor_tile.cuh"
 
 namespace simjoin::gpu {
@@ -34,8 +34,7 @@ constexpr std::size_t kPendingOffset = (tile::kDotsBytes + 15) / 16 * 16;
 constexpr std::size_t kSharedBytes = kPendingOffset + sizeof(Pending);
 
 // Decides the pending candidates of queries q0 + row (after a barrier that made every append
-// visible): each thread tests pairs on its own with the exact bounded distance
-// (device_distance.cuh) or, in a cosine join, the cosine (device_cosine.cuh), then counts or
+// visible): each thread tests pairs on its own (tensor_pair_decision.cuh), then counts or
 // stores the matches.
 template <bool FILL, bool FOLD>
 __device__ __forceinline__ void decide_pending(Pending& pending, const TensorJoinArgs& a,
@@ -47,28 +46,10 @@ __device__ __forceinline__ void decide_pending(Pending& pending, const TensorJoi
   const int size = pending.size;
   for (int i = threadIdx.x; i < size; i += kThreads) {
     const std::uint32_t q = q0 + pending.row[i], match = pending.candidate[i];
-    const double* query = a.left + std::uint64_t(q) * a.dim;
-    const double* candidate = a.right + std::uint64_t(match) * a.dim;
     double distance;
-    if (a.cosine.left_norm) {
-      distance = cosine_from_scaled_device(query, a.cosine.left_norm[q], candidate,
-                                           a.cosine.right_norm[match], a.dim);
-      if (!(distance <= (a.row_bound ? a.row_bound[q] : a.cosine.eps))) continue;
-    } else {
-      const double bound = a.row_bound ? a.row_bound[q] : a.bound;
-      const double exact = accumulate_bounded<Metric::Euclidean, 0>(query, candidate, a.dim, bound);
-      if (!(exact <= bound)) continue;
-      distance = finish_distance_device<Metric::Euclidean>(exact);
-    }
-    if constexpr (FILL) {
-      const std::uint64_t o = offsets[q] - base + atomicAdd(cursors + q, 1u);
-      out.left[o] = q;
-      out.right[o] = match;
-      out.distance[o] = distance;
-    } else {
-      atomicAdd(&pending.row_found[pending.row[i]], 1u);
-      if (direct.total) emit_direct<FOLD>(direct, q, match, distance);
-    }
+    if (decide_tensor_pair(a, q, match, &distance))
+      record_tensor_pair<FILL, FOLD>(q, match, distance, &pending.row_found[pending.row[i]],
+                                     offsets, base, cursors, out, direct);
   }
   __syncthreads();  // every pending pair is read
   if (threadIdx.x == 0) pending.size = 0;
@@ -166,9 +147,6 @@ void launch_tensor_join(const TensorJoinArgs& args, std::uint32_t q_begin, std::
                         const std::uint64_t* offsets, std::uint64_t base, std::uint32_t* cursors,
                         const PairOutput& out, const DirectOutput& direct, cudaStream_t stream) {
   if (q_end <= q_begin) return;
-  const auto kernel = &tensor_join<FILL, FOLD>;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(kSharedBytes)));
   const std::uint32_t query_tiles = (q_end - q_begin + kTile - 1) / kTile;
   const std::uint32_t candidate_tiles = (args.n_right + kTile - 1) / kTile;
   // Enough blocks to fill the device several times over, each with a run of candidate tiles.
@@ -177,8 +155,17 @@ void launch_tensor_join(const TensorJoinArgs& args, std::uint32_t q_begin, std::
       std::min((kTargetBlocks + query_tiles - 1) / query_tiles,
                std::max<std::uint32_t>(1, candidate_tiles / kCandidateTilesPerBlock)),
       1, 65535);
-  kernel<<<dim3(query_tiles, split), kThreads, kSharedBytes, stream>>>(
-      args, q_begin, q_end, counts, candidates, offsets, base, cursors, out, direct);
+  const dim3 grid(query_tiles, split);
+  if (tuning().tensor_registers && tensor_join_fits_registers(args)) {
+    launch_tensor_join_on_registers(FILL, FOLD, grid, args, q_begin, q_end, counts, candidates,
+                                    offsets, base, cursors, out, direct, stream);
+    return;
+  }
+  const auto kernel = &tensor_join<FILL, FOLD>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(kSharedBytes)));
+  kernel<<<grid, kThreads, kSharedBytes, stream>>>(args, q_begin, q_end, counts, candidates,
+                                                   offsets, base, cursors, out, direct);
   CUDA_CHECK_LAUNCH();
 }
 

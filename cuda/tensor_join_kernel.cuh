@@ -49,6 +49,18 @@ TensorJoinArgs tensor_join_args(const TensorInputs& inputs, const double* left,
                                 std::uint32_t n_left, const double* right, std::uint32_t n_right,
                                 int dim, double bound);
 
+// The kernel with the dot products in registers (tensor_join_registers.cu), where it fits:
+// rows of up to registers::kMaxDim padded dimensions, fewer than 2^25 candidates. The count pass (fill false; fold: its folding
+// instantiation) or the fill pass over the queries [q_begin, q_end), on `grid` (blocks of 128
+// queries by splits of the candidate tiles); the arguments are TensorJoinProducer's.
+bool tensor_join_fits_registers(const TensorJoinArgs& args);
+void launch_tensor_join_on_registers(bool fill, bool fold, dim3 grid, const TensorJoinArgs& args,
+                                     std::uint32_t q_begin, std::uint32_t q_end,
+                                     std::uint32_t* counts, unsigned long long* candidates,
+                                     const std::uint64_t* offsets, std::uint64_t base,
+                                     std::uint32_t* cursors, const PairOutput& out,
+                                     const DirectOutput& direct, cudaStream_t stream);
+
 class TensorJoinProducer : public PairProducer {
  public:
   explicit TensorJoinProducer(const TensorJoinArgs& args);

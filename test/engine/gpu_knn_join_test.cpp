@@ -14,21 +14,30 @@
 namespace simjoin::testing {
 namespace {
 
-// Runs the join on the device twice, queries settled from their picks where provable and every
-// query through the second pass, and checks both against the definition.
+// Runs the join on the device: queries settled from their picks where provable, by each pick
+// kernel (on registers with 16 and 32 queries a warp, through shared memory), and every query
+// through the second pass; checks each against the definition.
 void expect_gpu_knn(const Points& left, const Points* right, KnnSpec spec, const char* what) {
   spec.device = Device::Gpu;
   spec.batch_pairs = 7;
   const Neighbours expected = oracle_knn(left, right, spec);
-  for (bool settle : {true, false}) {
+  struct Variant {
+    bool settle;
+    int pick_rows;
+  };
+  for (const Variant variant : {Variant{true, 16}, Variant{true, 32}, Variant{true, 0},
+                                Variant{false, 16}}) {
+    const bool settle = variant.settle;
     GpuTuningGuard guard;
     gpu::tuning().knn_settle = settle;
+    gpu::tuning().knn_pick_rows = variant.pick_rows;
     CollectingSink sink;
     const PointSet right_set = right ? right->set() : PointSet{};
     const JoinStats stats = run_knn_join(left.set(), right ? &right_set : nullptr, spec, sink);
     SCOPED_TRACE(::testing::Message() << what << " k " << spec.k << " eps " << spec.eps
                                       << " metric " << static_cast<int>(spec.metric) << " dim "
-                                      << left.dim << " settle " << settle << " " << stats.device
+                                      << left.dim << " settle " << settle << " pick rows "
+                                      << variant.pick_rows << " " << stats.device
                                       << " " << stats.algorithm);
     expect_neighbours(sink, stats, expected);
   }

@@ -21,9 +21,14 @@ JoinSpec tensor_spec(double eps, SelfPairs self_pairs = SelfPairs::Unique) {
   return gpu_spec(eps, Metric::Euclidean, self_pairs, Algorithm::BruteForce);
 }
 
+// Both kernels up to 128 dimensions: the dot products in registers (the default) and staged
+// through shared memory (the only one above).
 TEST(GpuTensorJoin, ExponentialEmbeddingsMatchOracle) {
   SKIP_WITHOUT_GPU();
+  for (bool in_registers : {true, false})
   for (std::size_t dim : {16, 33, 128, 200}) {
+    const GpuTuningGuard guard;
+    gpu::tuning().tensor_registers = in_registers;
     // About 1.5 standard deviations below the mean distance of two exponential points
     // (lambda 40: each coordinate's difference has variance 2 / 40^2): a few percent of pairs.
     const double d = double(dim);
@@ -31,7 +36,7 @@ TEST(GpuTensorJoin, ExponentialEmbeddingsMatchOracle) {
     const Points left = exponential_points(1000, dim, 40.0, 7 + dim);
     const Points right = exponential_points(777, dim, 40.0, 8 + dim);
     for (SelfPairs mode : {SelfPairs::Unique, SelfPairs::All}) {
-      SCOPED_TRACE(::testing::Message() << "dim " << dim);
+      SCOPED_TRACE(::testing::Message() << "dim " << dim << " registers " << in_registers);
       const JoinStats self = expect_matches_oracle(left, nullptr, tensor_spec(eps, mode));
       EXPECT_EQ(self.algorithm, "gpu-brute-force-tensor");
       EXPECT_GT(self.pairs, 1000u);
@@ -48,10 +53,14 @@ TEST(GpuTensorJoin, PairsAtExactlyEpsWithOffsets) {
     std::size_t dim;
     double offset, spread, eps;
   };
+  for (bool in_registers : {true, false})
   for (const Case& c : {Case{16, 1e6, 1.0, 1e-3}, Case{64, 0.0, 1.0, 0.05},
                         Case{128, -3e4, 0.5, 1e-2}, Case{384, 0.0, 0.1, 0.02},
                         Case{768, 5.0, 1.0, 0.3}}) {
-    SCOPED_TRACE(::testing::Message() << "dim " << c.dim << " offset " << c.offset);
+    const GpuTuningGuard guard;
+    gpu::tuning().tensor_registers = in_registers;
+    SCOPED_TRACE(::testing::Message() << "dim " << c.dim << " offset " << c.offset
+                                      << " registers " << in_registers);
     Points base = uniform_points(300, c.dim, c.offset, c.offset + c.spread, 11 + c.dim);
     const Points points = with_partners_at(base, c.eps, 12 + c.dim);
     const Points other = with_partners_at(uniform_points(200, c.dim, c.offset,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine/choice/point_sample.h"
 #include "engine/join/float_brute_force.h"
@@ -38,12 +39,17 @@ double szl_seconds(const SzlWork& w, double terms_per_candidate, int threads,
   return (index + join) / threads * 1e-9;
 }
 
-double brute_seconds(double pairs, std::size_t dim, Metric metric, int threads,
+// Brute force over `pairs` pairs with an estimated `matches` of them within eps.
+double brute_seconds(double pairs, double matches, std::size_t dim, Metric metric, int threads,
                      const AlgorithmSpeeds& s) {
-  const bool filtered = float_filter_applies(metric, dim);
-  const double pair_ns = filtered ? s.filtered_pair_ns : s.brute_pair_ns;
-  const double term_ns = filtered ? s.filtered_term_ns : s.brute_term_ns;
-  return pairs * (pair_ns + static_cast<double>(dim) * term_ns) / threads * 1e-9;
+  if (!float_filter_applies(metric, dim))
+    return pairs * (s.brute_pair_ns + static_cast<double>(dim) * s.brute_term_ns) / threads * 1e-9;
+  const bool wide = dim > s.filtered_narrow_dim;
+  const double pair_ns = wide ? s.filtered_wide_pair_ns : s.filtered_pair_ns;
+  const double term_ns = wide ? s.filtered_wide_term_ns : s.filtered_term_ns;
+  return (pairs * (pair_ns + static_cast<double>(dim) * term_ns) +
+          (wide ? 0.0 : matches * s.filtered_match_ns)) /
+         threads * 1e-9;
 }
 
 // The pairs brute force evaluates: each unordered pair once in a self-join.
@@ -73,7 +79,9 @@ const AlgorithmSpeeds& cpu_algorithm_speeds() {
       /*szl_key_ns=*/17.2, /*szl_sort_ns=*/7.35, /*szl_search_ns=*/13.5, /*szl_walk_ns=*/5.82,
       /*szl_walk_term_ns=*/0.277,
       /*brute_pair_ns=*/1.26, /*brute_term_ns=*/0.0866,
-      /*filtered_pair_ns=*/4.27, /*filtered_term_ns=*/0.0728};
+      /*filtered_pair_ns=*/4.27, /*filtered_term_ns=*/0.0728, /*filtered_match_ns=*/0.0,
+      /*filtered_narrow_dim=*/std::numeric_limits<std::size_t>::max(),
+      /*filtered_wide_pair_ns=*/4.27, /*filtered_wide_term_ns=*/0.0728};
   return speeds;
 }
 
@@ -91,11 +99,16 @@ const AlgorithmSpeeds& gpu_algorithm_speeds() {
       /*szl_walk_term_ns=*/0.00107,
       /*brute_pair_ns=*/0.00108, /*brute_term_ns=*/0.000125,
       // Brute force on tensor cores (Euclidean and cosine from 16 dimensions; its kernel time per
-      // pair of a self-join's half, H100, 2026-11-27, docs/benchmarks/tensor_cores.md): fitted on
-      // exponential sets of 500k points at 128-D and 768-D and 2M at 32-D (2.65, 3.70 and 11.7 ps
-      // a pair), checked on 384-D (predicted 6.9, measured 6.8 ps) and 128-D at ~400 neighbours
-      // a point (3.7 against 4.4 ps).
-      /*filtered_pair_ns=*/0.0021, /*filtered_term_ns=*/0.0000125};
+      // pair of a self-join's half; docs/benchmarks/tensor_cores.md). Up to 128 dimensions, the
+      // kernel that filters on the accumulator registers (H200, 2026-11-29): fitted on
+      // exponential sets, 2M points at 32-D (eps 0.05 and 0.08: 1,407 and 30.4M pairs),
+      // 1M at 64-D and 500k at 128-D (5.65M and 101M pairs), each within 5% of its measured
+      // kernel time; the result pairs' cost (3.9 ns each) is their exact test, queue and output.
+      // Above, the kernel that stages the dot products (H100, 2026-11-27): fitted on 500k points
+      // at 128-D and 768-D and 2M at 32-D, checked on 384-D (predicted 6.9, measured 6.8 ps).
+      /*filtered_pair_ns=*/0.00055, /*filtered_term_ns=*/0.0000035, /*filtered_match_ns=*/3.9,
+      /*filtered_narrow_dim=*/128,
+      /*filtered_wide_pair_ns=*/0.0021, /*filtered_wide_term_ns=*/0.0000125};
   return speeds;
 }
 
@@ -167,7 +180,8 @@ AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, dou
   }
   priced.push_back({Algorithm::BruteForce,
                     {"brute-force", brute_pairs,
-                     brute_seconds(brute_pairs, dim, metric, threads, speeds)}});
+                     brute_seconds(brute_pairs, grid ? grid->pairs : 0.0, dim, metric, threads,
+                                   speeds)}});
   // Cheapest first; stable, so that ties keep grid, szl, brute force in that order.
   std::stable_sort(priced.begin(), priced.end(), [](const auto& a, const auto& b) {
     return a.second.seconds < b.second.seconds;

@@ -42,8 +42,12 @@ struct AlgorithmSpeeds {
   // searches); per walked position and per dimension term its distance check reads.
   double szl_key_ns, szl_sort_ns, szl_search_ns, szl_walk_ns, szl_walk_term_ns;
   // Brute force: per pair and per pair and dimension; where it filters in FP32
-  // (engine/join/float_brute_force.h), per pair and per pair and dimension of the filter.
-  double brute_pair_ns, brute_term_ns, filtered_pair_ns, filtered_term_ns;
+  // (engine/join/float_brute_force.h) or FP16 (the GPU's tensor cores), per pair and per pair and
+  // dimension of the filter, and per result pair (its exact decision and output), up to
+  // filtered_narrow_dim dimensions; above them per pair and per pair and dimension (wide).
+  double brute_pair_ns, brute_term_ns, filtered_pair_ns, filtered_term_ns, filtered_match_ns;
+  std::size_t filtered_narrow_dim;
+  double filtered_wide_pair_ns, filtered_wide_term_ns;
 };
 
 // Measured on the CPU engine (docs/ARCHITECTURE.md, "Choosing the algorithm").

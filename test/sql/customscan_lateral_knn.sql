@@ -261,4 +261,29 @@ DROP TABLE nn_cb;
 DROP TABLE nn_cq;
 DROP EXTENSION cube;
 \endif
+
+-- 12. PostGIS geometry points (exact where PostGIS's distance probes pass): <-> and
+-- ST_Distance; a polygon, an empty point and a row of another SRID are wild rows, which PostGIS
+-- decides (the other SRID raising its own error, as in PostgreSQL's plan).
+\i test/sql/include/postgis.sql
+\if :has_postgis
+CREATE TABLE nn_gb AS SELECT id, cat, ST_MakePoint(v[1], v[2]) AS g FROM nn_b
+  WHERE id < 9000 OR id = 9001;
+INSERT INTO nn_gb VALUES (9100, 3, 'POLYGON((0 0, 0.1 0, 0.1 0.1, 0 0.1, 0 0))'),
+  (9101, 3, 'POINT EMPTY');
+CREATE TABLE nn_gq AS SELECT id, ST_MakePoint(v[1], v[2]) AS g FROM nn_q WHERE id < 9002;
+ANALYZE nn_gb;
+ANALYZE nn_gq;
+EXPLAIN (COSTS OFF) SELECT q.id, n.id FROM nn_gq q
+  CROSS JOIN LATERAL (SELECT b.id FROM nn_gb b ORDER BY q.g <-> b.g LIMIT 3) n;
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_gq q
+  CROSS JOIN LATERAL (SELECT b.id, q.g <-> b.g AS d FROM nn_gb b ORDER BY q.g <-> b.g LIMIT 8) n$$);
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.id AS nid, n.d FROM nn_gq q
+  LEFT JOIN LATERAL (SELECT b.id, ST_Distance(b.g, q.g) AS d FROM nn_gb b WHERE b.cat = 3
+                     ORDER BY ST_Distance(q.g, b.g) LIMIT 5) n ON true$$);
+INSERT INTO nn_gb VALUES (9102, 3, 'SRID=4326;POINT(0.5 0.5)');
+SELECT q.id, n.id FROM nn_gq q
+  CROSS JOIN LATERAL (SELECT b.id FROM nn_gb b ORDER BY q.g <-> b.g LIMIT 3) n;
+DROP TABLE nn_gb, nn_gq;
+\endif
 DROP TABLE nn_b, nn_q, nn_b4, nn_q4, nn_grid, nn_empty;

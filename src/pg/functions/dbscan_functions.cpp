@@ -22,7 +22,7 @@ PG_FUNCTION_INFO_V1(simjoin_cluster_dbscan_ordered);
 
 #include "pg/dispatch/dispatch.h"
 #include "pg/functions/function_arguments.h"
-#include "pg/functions/geometry_points.h"
+#include "pg/functions/postgis_points.h"
 #include "pg/pg_guard.h"
 #include "pg/progress/join_progress.h"
 #include "pg/settings.h"

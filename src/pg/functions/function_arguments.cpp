@@ -107,19 +107,27 @@ Datum call_without_key_type(FunctionCallInfo fcinfo, int position,
 }
 
 void read_join_vectors(const JoinTables& tables, bool left_null_keys, TableVectors* left,
-                       TableVectors* right) {
-  read_table_vectors(tables.left, 0, left, left_null_keys);
+                       TableVectors* right, bool geography) {
+  const bool left_geography = tables.left.kind == ValueKind::Geography;
+  if (!tables.self_join && left_geography != (tables.right.kind == ValueKind::Geography))
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                    errmsg("simjoin: a geography column joins only a geography column: \"%s\" "
+                           "of table \"%s\" and \"%s\" of table \"%s\"",
+                           tables.left.vector_column, tables.left.table_name,
+                           tables.right.vector_column, tables.right.table_name)));
+  read_table_vectors(tables.left, 0, left, left_null_keys, geography);
   if (tables.self_join) {
     *right = *left;
     return;
   }
-  read_table_vectors(tables.right, left->dim, right);
+  read_table_vectors(tables.right, left->dim, right, false, geography);
   const bool both_geometries = left->geometry && right->geometry && left->n > 0 && right->n > 0;
   if (both_geometries && left->srid != right->srid)
     ereport(ERROR,
             (errcode(ERRCODE_DATA_EXCEPTION),
-             errmsg("simjoin: the geometries of table \"%s\" have SRID %d, of table \"%s\" %d",
-                    tables.left.table_name, left->srid, tables.right.table_name, right->srid)));
+             errmsg("simjoin: the %s of table \"%s\" have SRID %d, of table \"%s\" %d",
+                    left_geography ? "geographies" : "geometries", tables.left.table_name,
+                    left->srid, tables.right.table_name, right->srid)));
   if (left->n > 0 && right->n > 0 && right->dim != left->dim)
     ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                     errmsg("simjoin: vectors of table \"%s\" have %d dimensions, of table \"%s\" %d",

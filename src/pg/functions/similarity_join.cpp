@@ -9,16 +9,20 @@ extern "C" {
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(simjoin_similarity_join);
 PG_FUNCTION_INFO_V1(simjoin_similarity_join_keyed);
 }
 
+#include <cmath>
+#include <optional>
 #include <string>
 
 #include "pg/dispatch/dispatch.h"
 #include "pg/functions/function_arguments.h"
+#include "pg/functions/geography_pairs.h"
 #include "pg/functions/pair_row.h"
 #include "pg/functions/table_vectors.h"
 #include "pg/pg_guard.h"
@@ -32,13 +36,16 @@ namespace {
 enum Argument { LEFT_TABLE, RIGHT_TABLE, EPS, METRIC, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
                 RIGHT_KEY, UNIQUE_PAIRS, ALGORITHM };
 
-// Writes each pair as a (left_id, right_id, distance) row of the function's tuplestore.
+// Writes each pair as a (left_id, right_id, distance) row of the function's tuplestore; where
+// `geography` decides the engine's candidates, those it accepts with their distance.
 class TuplestoreSink : public InterruptibleSink {
  public:
   TuplestoreSink(ReturnSetInfo* rsinfo, const TableVectors& left, const TableVectors& right,
-                 bool keyed, bool order_keys, bool reports_progress)
+                 bool keyed, bool order_keys, bool reports_progress,
+                 const GeographyPairs* geography)
       : InterruptibleSink(reports_progress), row_(rsinfo, left, right, keyed),
-        left_keys_(left.keys), right_keys_(right.keys), order_keys_(order_keys) {}
+        left_keys_(left.keys), right_keys_(right.keys), order_keys_(order_keys),
+        geography_(geography) {}
 
   bool consume(const PairBatch& batch) override {
     pg_call([&] {
@@ -49,7 +56,11 @@ class TuplestoreSink : public InterruptibleSink {
           if (left == right) continue;  // two rows sharing a key (the key is not unique)
           if (right < left) std::swap(left, right);
         }
-        row_.put(left, right, batch.distance[k]);
+        double distance = batch.distance[k];
+        if (geography_ &&
+            !geography_->decide(batch.left[k], batch.right[k], batch.distance[k], &distance))
+          continue;
+        row_.put(left, right, distance);
       }
     });
     report_pairs(batch.size);
@@ -61,6 +72,7 @@ class TuplestoreSink : public InterruptibleSink {
   const int64* left_keys_;
   const int64* right_keys_;
   bool order_keys_;
+  const GeographyPairs* geography_;
 };
 
 // The function; `key_type` (the polymorphic form's): keys of that type, returned as they are.
@@ -83,12 +95,29 @@ Datum similarity_join(FunctionCallInfo fcinfo, Oid key_type) {
                     errmsg("simjoin: unique_pairs needs a self-join"),
                     errdetail("The left and right tables, vector columns and keys must be the same.")));
 
+  const bool geography = tables.left.kind == ValueKind::Geography;
+  if (geography && metric != Metric::Euclidean)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("simjoin: a geography join measures metres on the spheroid: it takes "
+                           "no metric"),
+                    errhint("Leave metric out.")));
   const bool reporting = progress_begin(ProgressCommand::SimilarityJoin, tables.left.relid);
   TableVectors left, right;
-  read_join_vectors(tables, false, &left, &right);
+  read_join_vectors(tables, false, &left, &right, true);
   if (left.n == 0 || right.n == 0) {
     progress_end(reporting);
     PG_RETURN_NULL();
+  }
+  // A geography's eps is metres: the engine joins the unit normals within the chord that keeps
+  // every such pair, and PostGIS decides each (geography_pairs.h).
+  std::optional<GeographyPairs> decider;
+  if (geography) {
+    decider.emplace(getBaseType(tables.left.value_type), left, right, eps);
+    eps = decider->engine_eps();
+    if (std::isnan(eps)) {
+      progress_end(reporting);
+      PG_RETURN_NULL();
+    }
   }
 
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
@@ -98,7 +127,8 @@ Datum similarity_join(FunctionCallInfo fcinfo, Oid key_type) {
     const PointSet left_points = point_set(left), right_points = point_set(right);
     JoinSpec spec = join_spec(eps, metric, algorithm);
     spec.self_pairs = unique_pairs ? SelfPairs::Unique : SelfPairs::All;
-    TuplestoreSink sink(rsinfo, left, right, OidIsValid(key_type), unique_pairs, reporting);
+    TuplestoreSink sink(rsinfo, left, right, OidIsValid(key_type), unique_pairs, reporting,
+                        decider ? &*decider : nullptr);
     progress_joining(reporting, left_points, self_join ? nullptr : &right_points, spec);
     return run_engine(left_points, self_join ? nullptr : &right_points, spec, sink).stopped;
   });

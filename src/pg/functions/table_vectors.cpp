@@ -21,7 +21,7 @@ extern "C" {
 #include "utils/typcache.h"
 }
 
-#include "pg/functions/geometry_points.h"
+#include "pg/functions/postgis_points.h"
 #include "pg/functions/vector_input.h"
 #include "pg/progress/join_progress.h"
 #include "pg/service/shared_points.h"
@@ -44,21 +44,29 @@ AttrNumber named_column(Relation rel, const char* name) {
   return attnum;
 }
 
-// A column of the values the function reads: vectors (real[], float8[]) or PostGIS geometries.
-bool is_geometry_type(Oid type) {
+// A column of the values the function reads: vectors (real[], float8[]) or PostGIS geometries
+// or geographies (a type of that name).
+bool is_type_named(Oid type, const char* name) {
   HeapTuple tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(getBaseType(type)));
   if (!HeapTupleIsValid(tuple)) return false;
-  const bool geometry = strcmp(NameStr(((Form_pg_type) GETSTRUCT(tuple))->typname), "geometry") == 0;
+  const bool named = strcmp(NameStr(((Form_pg_type) GETSTRUCT(tuple))->typname), name) == 0;
   ReleaseSysCache(tuple);
-  return geometry;
+  return named;
 }
+bool is_geometry_type(Oid type) { return is_type_named(type, "geometry"); }
+bool is_geography_type(Oid type) { return is_type_named(type, "geography"); }
 
 bool is_value_type(Oid type, ValueKind kind) {
-  return kind == ValueKind::Vector ? is_vector_type(type) : is_geometry_type(type);
+  switch (kind) {
+    case ValueKind::Vector: return is_vector_type(type);
+    case ValueKind::Geometry: return is_geometry_type(type);
+    case ValueKind::Geography: return is_geography_type(type);
+  }
+  return false;
 }
 
 const char* value_types(ValueKind kind) {
-  return kind == ValueKind::Vector ? "real[], float8[] or geometry" : "geometry";
+  return kind == ValueKind::Vector ? "real[], float8[], geometry or geography" : "geometry";
 }
 
 // The table's only column of `kind`, or InvalidAttrNumber when it has none (ERROR when several).
@@ -72,8 +80,13 @@ AttrNumber only_column_of(Relation rel, const ColumnArguments& arguments, ValueK
       ereport(ERROR, (errcode(ERRCODE_AMBIGUOUS_COLUMN),
                       errmsg("simjoin: table \"%s\" has more than one %s column",
                              RelationGetRelationName(rel),
-                             kind == ValueKind::Vector ? "real[] or float8[]" : "geometry"),
-                      errhint("Name the %s column with %s.", kind == ValueKind::Vector ? "vector" : "geometry",
+                             kind == ValueKind::Vector     ? "real[] or float8[]"
+                             : kind == ValueKind::Geometry ? "geometry"
+                                                           : "geography"),
+                      errhint("Name the %s column with %s.",
+                              kind == ValueKind::Vector     ? "vector"
+                              : kind == ValueKind::Geometry ? "geometry"
+                                                            : "geography",
                               arguments.column)));
     found = att->attnum;
   }
@@ -84,9 +97,10 @@ AttrNumber only_column_of(Relation rel, const ColumnArguments& arguments, ValueK
 // geometry column (*kind becomes Geometry).
 AttrNumber only_value_column(Relation rel, const ColumnArguments& arguments, ValueKind* kind) {
   AttrNumber found = only_column_of(rel, arguments, *kind);
-  if (found == InvalidAttrNumber && *kind == ValueKind::Vector) {
-    found = only_column_of(rel, arguments, ValueKind::Geometry);
-    if (found != InvalidAttrNumber) *kind = ValueKind::Geometry;
+  for (ValueKind other : {ValueKind::Geometry, ValueKind::Geography}) {
+    if (found != InvalidAttrNumber || *kind != ValueKind::Vector) break;
+    found = only_column_of(rel, arguments, other);
+    if (found != InvalidAttrNumber) *kind = other;
   }
   if (found == InvalidAttrNumber)
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
@@ -157,7 +171,9 @@ void check_column_type(Relation rel, AttrNumber attnum, bool value, ValueKind ki
                            RelationGetRelationName(rel))));
   Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
   const bool accepted = value ? is_value_type(att->atttypid, kind) ||
-                                    (kind == ValueKind::Vector && is_geometry_type(att->atttypid))
+                                    (kind == ValueKind::Vector &&
+                                     (is_geometry_type(att->atttypid) ||
+                                      is_geography_type(att->atttypid)))
                               : is_integer_type(att->atttypid);
   if (!accepted)
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -201,9 +217,10 @@ void resolve_table_columns(Oid relid, const char* vector_column, const char* key
   out->vector_attnum =
       vector_column ? named_column(rel, vector_column) : only_value_column(rel, arguments, &kind);
   check_column_type(rel, out->vector_attnum, true, kind);
-  out->kind = is_geometry_type(TupleDescAttr(RelationGetDescr(rel), out->vector_attnum - 1)->atttypid)
-                  ? ValueKind::Geometry
-                  : ValueKind::Vector;
+  out->value_type = TupleDescAttr(RelationGetDescr(rel), out->vector_attnum - 1)->atttypid;
+  out->kind = is_geometry_type(out->value_type)    ? ValueKind::Geometry
+              : is_geography_type(out->value_type) ? ValueKind::Geography
+                                                   : ValueKind::Vector;
   out->key_attnum =
       key_column ? named_column(rel, key_column) : primary_key_column(rel, arguments, key_type);
   if (OidIsValid(key_type))
@@ -354,9 +371,19 @@ void read_vector_row(TupleTableSlot* slot, void* arg) {
 }  // namespace
 
 void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
-                        bool keep_null_keys) {
-  if (columns.kind == ValueKind::Geometry) {
-    read_point_geometries(columns, out);
+                        bool keep_null_keys, bool geography) {
+  if (columns.kind == ValueKind::Geography && !geography)
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("simjoin: column \"%s\" of table \"%s\" is a geography, which only "
+                           "similarity_join() takes", columns.vector_column, columns.table_name),
+                    errhint("Join with ST_DWithin(a.%s, b.%s, d): the SimilarityJoin custom scan "
+                            "runs it on the engine.", columns.vector_column,
+                            columns.vector_column)));
+  if (columns.kind != ValueKind::Vector) {
+    if (columns.kind == ValueKind::Geometry)
+      read_point_geometries(columns, out);
+    else
+      read_point_geographies(columns, out);
     if (!keep_null_keys) {
       out->null_keys = nullptr;
       out->null_n = 0;

@@ -14,9 +14,9 @@ extern "C" {
 
 namespace simjoin::pg {
 
-// What the value column holds: vectors (real[], float8[]) or PostGIS geometries (a type named
-// geometry, found by name: simjoin does not depend on PostGIS).
-enum class ValueKind { Vector, Geometry };
+// What the value column holds: vectors (real[], float8[]), PostGIS geometries or geographies
+// (types named geometry and geography, found by name: simjoin does not depend on PostGIS).
+enum class ValueKind { Vector, Geometry, Geography };
 
 // Which columns of which relation hold the keys and the vectors.
 struct TableColumns {
@@ -28,6 +28,7 @@ struct TableColumns {
   AttrNumber key_attnum;
   char key_column[NAMEDATALEN];
   ValueKind kind;  // what the value column holds
+  Oid value_type;  // the value column's type
   double expected_rows;  // the table's rows as the planner would estimate them (0: unknown)
   Oid key_type;       // InvalidOid: an integer key, read as int8; else keys by rank (table_keys.h)
   Oid key_collation;  // the key column's, for its order
@@ -38,7 +39,8 @@ struct TableColumns {
 // `key_type` (a polymorphic form's): the key column must be of that type, any with a btree
 // ordering (the primary key too), and the keys are read by rank (table_keys.h).
 // `arguments` names the function's arguments in hints. ValueKind::Vector also takes a geometry
-// column (points, read as (x, y)): a named one, or the table's only one where it has no vector
+// column (points, read as (x, y)) or a geography column (points, read as the unit normals of
+// pg/functions/postgis_points.h): a named one, or the table's only one where it has no vector
 // column.
 struct ColumnArguments {
   const char* column;  // e.g. "left_column"
@@ -57,18 +59,20 @@ struct TableVectors {
   int dim;  // 0 until the first vector is read
   int64* null_keys;  // null_n keys (nullptr unless read_table_vectors was asked to keep them)
   size_t null_n;
-  bool geometry = false;  // read from point geometries (then dim is 2)
+  bool geometry = false;  // read from PostGIS points (geometry: dim 2; geography: dim 3)
   int32 srid = 0;         // their SRID, where n > 0
   KeyValues* key_values = nullptr;  // keys of another type: keys[i] is a rank into these
+  Datum* values = nullptr;  // geography: each point's value, for PostGIS's decisions
 };
 
 // Reads every row through SPI (SELECT privilege and row-level security apply), point geometries
-// where columns.kind says so. `dim` > 0 requires that dimension; otherwise the first vector sets
-// it. ERROR naming table, key and problem on bad
+// or geographies where columns.kind says so. `dim` > 0 requires that dimension; otherwise the
+// first vector sets it. ERROR naming table, key and problem on bad
 // vectors or NULL keys. Rows with a NULL vector are skipped (they match nothing, as in SQL); with
 // `keep_null_keys` their keys are kept in null_keys (then a NULL key is an ERROR there too).
+// A geography column is an ERROR unless `geography` (the functions that decide its pairs).
 void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
-                        bool keep_null_keys = false);
+                        bool keep_null_keys = false, bool geography = false);
 
 // "SELECT key::pg_catalog.int8, value FROM table" (the key uncast where read by rank),
 // palloc'd: what the readers read.

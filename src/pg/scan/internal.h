@@ -156,6 +156,10 @@ double certain_recheck_share(const FormInfo& form);
 // two 2-D points bit for bit (its arithmetic probe, run once per session), else InvalidOid
 // (pg/scan/keys/forms.cpp). Inside cpp_guard.
 Oid exact_postgis_distance();
+// Whether funcid is PostGIS's ST_Distance(geometry, geometry) or the function of its geometry
+// <-> geometry, and computes simjoin's Euclidean distance of two 2-D points bit for bit (its
+// probe, run once per session). Inside cpp_guard.
+bool exact_postgis_distance_function(Oid funcid);
 // Whether PostgreSQL's point <-> point is the engine's planar_point_distance bit for bit (its
 // probe, run once per session): the aggregates then decide and fold point pairs in the engine.
 bool exact_point_distance();

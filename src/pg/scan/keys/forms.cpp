@@ -60,6 +60,7 @@ PostgisFunctions postgis_functions;
 ProbeResult cube_probe;
 ProbeResult postgis_probe;
 ProbeResult postgis_distance_probe;
+ProbeResult postgis_knn_distance_probe;
 
 void add_form(Oid funcid, KeyKind kind, Metric metric, bool cosine = false, bool dwithin = false,
               bool float32 = false) {
@@ -126,9 +127,10 @@ void build_forms() {
     cube_functions = CubeFunctions{{InvalidOid, InvalidOid, InvalidOid}, InvalidOid, InvalidOid,
                                    InvalidOid};
     cube_probe.forget();
-    postgis_functions = PostgisFunctions{InvalidOid, InvalidOid, InvalidOid};
+    postgis_functions = PostgisFunctions{InvalidOid, InvalidOid, InvalidOid, InvalidOid};
     postgis_probe.forget();
     postgis_distance_probe.forget();
+    postgis_knn_distance_probe.forget();
     set_geography_functions(InvalidOid, InvalidOid);
     // simjoin's own operators and functions on real[] and float8[].
     Oid nsp = extension_schema("simjoin");
@@ -202,7 +204,8 @@ void build_forms() {
         const Oid pair_args[2] = {geom, geom};
         postgis_functions.distance = function_oid(nspname, "st_distance", 2, pair_args);
         add_form(postgis_functions.distance, KEY_GEOMETRY, Metric::Euclidean);
-        add_form(operator_function(nspname, "<->", geom, geom), KEY_GEOMETRY, Metric::Euclidean);
+        postgis_functions.knn_distance = operator_function(nspname, "<->", geom, geom);
+        add_form(postgis_functions.knn_distance, KEY_GEOMETRY, Metric::Euclidean);
       }
       // Geography: ST_DWithin(g, g, d[, use_spheroid]), ST_Distance(g, g[, use_spheroid]) <= d
       // and g <-> g <= d on points; the engine finds candidates (pg/scan/keys/geography.cpp)
@@ -285,9 +288,21 @@ bool engine_is_exact(const FormInfo& form) {
 
 Oid exact_postgis_distance() {
   if (!forms_valid) build_forms();
-  return postgis_distance_probe.matches([] { return postgis_distance_matches(postgis_functions); })
+  return postgis_distance_probe.matches([] {
+           return postgis_distance_matches(postgis_functions, postgis_functions.distance);
+         })
              ? postgis_functions.distance
              : InvalidOid;
+}
+
+bool exact_postgis_distance_function(Oid funcid) {
+  if (!forms_valid) build_forms();
+  if (!OidIsValid(funcid)) return false;
+  if (funcid == postgis_functions.distance) return OidIsValid(exact_postgis_distance());
+  return funcid == postgis_functions.knn_distance &&
+         postgis_knn_distance_probe.matches([] {
+           return postgis_distance_matches(postgis_functions, postgis_functions.knn_distance);
+         });
 }
 
 bool exact_point_distance() {

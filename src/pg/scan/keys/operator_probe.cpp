@@ -124,8 +124,8 @@ bool postgis_dwithin_matches(const PostgisFunctions& functions) {
   });
 }
 
-bool postgis_distance_matches(const PostgisFunctions& functions) {
-  return postgis_probe(functions.make_point, functions.distance, [](DwithinCalls* calls) {
+bool postgis_distance_matches(const PostgisFunctions& functions, Oid distance) {
+  return postgis_probe(functions.make_point, distance, [](DwithinCalls* calls) {
     return distance_agrees_at(Metric::Euclidean, 2, distance_call, calls);
   });
 }

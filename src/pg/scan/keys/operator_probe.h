@@ -21,17 +21,19 @@ struct CubeFunctions {
 
 // PostGIS's functions (InvalidOid: absent).
 struct PostgisFunctions {
-  Oid make_point;  // st_makepoint(float8, float8)
-  Oid dwithin;     // st_dwithin(geometry, geometry, float8)
-  Oid distance;    // st_distance(geometry, geometry)
+  Oid make_point;   // st_makepoint(float8, float8)
+  Oid dwithin;      // st_dwithin(geometry, geometry, float8)
+  Oid distance;     // st_distance(geometry, geometry)
+  Oid knn_distance;  // the function of geometry <-> geometry
 };
 
 // Each runs its probe: a few thousand calls of the extension's functions, in a memory context
 // of its own. Call inside cpp_guard: the extension's errors come back as PgError.
 bool cube_functions_match(const CubeFunctions& functions);
 bool postgis_dwithin_matches(const PostgisFunctions& functions);
-// Whether ST_Distance of two 2-D points is simjoin's Euclidean distance bit for bit.
-bool postgis_distance_matches(const PostgisFunctions& functions);
+// Whether `distance` (ST_Distance or <->'s function) of two 2-D points is simjoin's Euclidean
+// distance bit for bit.
+bool postgis_distance_matches(const PostgisFunctions& functions, Oid distance);
 // Whether PostgreSQL's point <-> point is planar_point_distance (engine/bounds/planar_hypot.h)
 // bit for bit.
 bool point_distance_matches();

@@ -8,8 +8,10 @@
 // - that key is a recognized distance dist(outer, b.key) or dist(b.key, outer) (an OpExpr or
 //   FuncExpr, strict, not volatile) whose form the engine computes exactly (engine_is_exact:
 //   simjoin's real[] / float8[] distances, contrib cube's where its probe passes; point <-> point
-//   with PostgreSQL's own arithmetic, planar_point_distance, where its probe passes): the
-//   engine's double is then the operator's value bit for bit, so the order is PostgreSQL's;
+//   with PostgreSQL's own arithmetic, planar_point_distance, where its probe passes; PostGIS's
+//   ST_Distance and <-> on geometry points where their probes pass, other shapes and SRIDs
+//   being wild rows): the engine's double is then the operator's value bit for bit, so the
+//   order is PostgreSQL's;
 // - the outer argument holds a PARAM_EXEC (the outer query's key) and no Var; b's argument
 //   holds b's Vars and no PARAM_EXEC;
 // - b is a plain table without row-level security, no TABLESAMPLE, and no volatile qual;
@@ -142,9 +144,11 @@ bool find_nearest_key(PlannerInfo* root, Index rti, NearestKey* key) {
         !distance_call(expr, &funcid, &args) || list_length(args) != 2)
       continue;
     FormInfo form;
-    // point <-> point: PostgreSQL's own arithmetic, planar_point_distance (probed)
+    // point <-> point: PostgreSQL's own arithmetic, planar_point_distance (probed); PostGIS's
+    // ST_Distance and <-> on geometry points where they compute the engine's distance (probed)
     if (!lookup_distance_function(funcid, &form) || form.dwithin ||
-        !(engine_is_exact(form) || (form.kind == KEY_POINT && exact_point_distance())) ||
+        !(engine_is_exact(form) || (form.kind == KEY_POINT && exact_point_distance()) ||
+          (form.kind == KEY_GEOMETRY && exact_postgis_distance_function(funcid))) ||
         !func_strict(funcid) || func_volatile(funcid) == PROVOLATILE_VOLATILE)
       continue;
     for (int outer = 0; outer < 2; ++outer) {
@@ -166,6 +170,7 @@ bool find_nearest_key(PlannerInfo* root, Index rti, NearestKey* key) {
 
 // The key's dimension as the statistics suggest (the column's average width), else 16.
 double estimated_dimension(RangeTblEntry* rte, Expr* inner_key, const FormInfo& form) {
+  if (form.kind == KEY_POINT || form.kind == KEY_GEOMETRY) return 2;
   while (IsA(inner_key, RelabelType)) inner_key = reinterpret_cast<RelabelType*>(inner_key)->arg;
   if (!IsA(inner_key, Var)) return 16;
   const Var* var = reinterpret_cast<const Var*>(inner_key);

@@ -1,0 +1,68 @@
+-- similarity_join() on a PostGIS geography point column: eps in metres on the spheroid, each
+-- engine candidate decided by PostGIS's own ST_DWithin and measured by its ST_Distance, so the
+-- rows equal PostGIS's own join (self, unique pairs, two tables, uuid keys, a pair across the
+-- antimeridian, NULL geographies skipped). Refused with a clear error: the other functions on a
+-- geography, a geography beside a vector column, a metric, a non-point, mixed SRIDs.
+-- Real data: GeoNames places in Switzerland.
+\i test/sql/include/postgis.sql
+\if :has_postgis
+CREATE SCHEMA functions_geography_test;
+SET search_path = functions_geography_test, public;
+SET simjoin.enable_customscan = off;  -- the reference queries are PostGIS's own plans
+\i test/sql/include/places_ch.sql
+CREATE TABLE geo (id bigint PRIMARY KEY, g geography);
+INSERT INTO geo SELECT geonameid, ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)::geography
+  FROM places;
+-- Two points 22 m apart across the antimeridian, one on a pole, and a row without a point.
+INSERT INTO geo VALUES (1, NULL), (2, 'SRID=4326;POINT(179.9999 0)'),
+  (3, 'SRID=4326;POINT(-179.9999 0)'), (4, 'SRID=4326;POINT(0 90)'), (5, 'SRID=4326;POINT(90 90)');
+CREATE TABLE towns AS SELECT id AS town, g FROM geo WHERE id % 7 = 0;  -- no key: named below
+CREATE TABLE geo_uuid AS
+  SELECT md5(id::text)::uuid AS id, g FROM geo WHERE id % 3 = 0 OR id < 10;
+ALTER TABLE geo_uuid ADD PRIMARY KEY (id);
+
+\i test/sql/include/rows_differ.sql
+
+SELECT count(*) AS pairs, count(*) FILTER (WHERE left_id <> right_id) AS other
+FROM similarity_join('geo', 'geo', 2000);
+SELECT rows_differ($$SELECT * FROM similarity_join('geo', 'geo', 2000)$$,
+  $$SELECT a.id, b.id, ST_Distance(a.g, b.g) FROM geo a JOIN geo b ON ST_DWithin(a.g, b.g, 2000)$$);
+SELECT rows_differ($$SELECT * FROM similarity_join('geo', 'geo', 7500, unique_pairs => true)$$,
+  $$SELECT a.id, b.id, ST_Distance(a.g, b.g) FROM geo a JOIN geo b
+    ON ST_DWithin(a.g, b.g, 7500) AND a.id < b.id$$);
+SELECT rows_differ(
+  $$SELECT * FROM similarity_join('towns', 'geo', 3000, left_key => 'town')$$,
+  $$SELECT a.town, b.id, ST_Distance(a.g, b.g) FROM towns a JOIN geo b
+    ON ST_DWithin(a.g, b.g, 3000)$$);
+SELECT rows_differ(
+  $$SELECT * FROM similarity_join('geo_uuid', 'geo_uuid', 4000, key_type => NULL::uuid)$$,
+  $$SELECT a.id, b.id, ST_Distance(a.g, b.g) FROM geo_uuid a JOIN geo_uuid b
+    ON ST_DWithin(a.g, b.g, 4000)$$);
+-- Across the antimeridian and at the pole (distances as PostGIS gives them).
+SELECT left_id, right_id, round(distance::numeric, 3) AS metres
+FROM similarity_join('geo', 'geo', 100) WHERE left_id < 10 ORDER BY 1, 2;
+-- Nothing within a negative eps; no row at all for a NULL one.
+SELECT count(*) FROM similarity_join('geo', 'geo', -1);
+SELECT count(*) FROM similarity_join('geo', 'geo', NULL);
+
+-- Refused, with what to do instead.
+\set VERBOSITY default
+SELECT * FROM similarity_join_stats('geo', 'geo', 1000);
+SELECT * FROM similarity_knn_join('geo', 'geo', 3);
+SELECT * FROM simjoin_dbscan('geo', 1000, 3);
+SELECT * FROM similarity_join('geo', 'geo', 1000, metric => 'manhattan');
+CREATE TABLE vec (id int PRIMARY KEY, v float8[]);
+INSERT INTO vec VALUES (1, '{0, 0, 1}');
+SELECT * FROM similarity_join('geo', 'vec', 1);
+CREATE TABLE mixed (id int PRIMARY KEY, g geography);
+INSERT INTO mixed VALUES (1, 'SRID=4326;POINT(0 0)'), (2, 'SRID=4269;POINT(0 0.001)');
+SELECT * FROM similarity_join('mixed', 'mixed', 1000);
+CREATE TABLE lines (id int PRIMARY KEY, g geography);
+INSERT INTO lines VALUES (1, 'SRID=4326;LINESTRING(0 0, 1 1)');
+SELECT * FROM similarity_join('lines', 'lines', 1000);
+\set VERBOSITY terse
+
+RESET search_path;
+DROP SCHEMA functions_geography_test CASCADE;
+RESET simjoin.enable_customscan;
+\endif

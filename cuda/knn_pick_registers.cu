@@ -138,7 +138,8 @@ __global__ void __launch_bounds__(256 / ROW_BLOCKS, 2) pick_on_registers_kernel(
     const std::uint32_t q = q0 + row;
     if (q >= a.n_left) break;
     const std::uint64_t slot = std::uint64_t(q) * a.splits + blockIdx.y;
-    if (lane < a.picks_per_split) a.picks[slot * a.picks_per_split + lane] = s.lists.index[row][lane];
+    if (lane < a.picks_per_split)
+      a.picks[slot * a.picks_per_split + lane] = s.lists.index[row][lane];
     if (lane == 0) a.unpicked[slot] = s.lists.worst[row];
   }
 }

@@ -100,8 +100,8 @@ __device__ __forceinline__ void multiply(float (&acc)[ROW_BLOCKS][COLUMN_BLOCKS]
     for (int c = 0; c < COLUMN_BLOCKS; c += 2) {
       // Matrices: candidates first + 8c .. + 7 at dimensions 16k and 16k + 8, then the next 8.
       std::uint32_t b[4];
-      mma::load_matrices_x4(
-          b, &tile.rows[first + 8 * c + (lane & 7) + 8 * (lane >> 4)][16 * k + 8 * ((lane >> 3) & 1)]);
+      const int row = first + 8 * c + (lane & 7) + 8 * (lane >> 4);
+      mma::load_matrices_x4(b, &tile.rows[row][16 * k + 8 * ((lane >> 3) & 1)]);
 #pragma unroll
       for (int r = 0; r < ROW_BLOCKS; ++r) {
         mma::product_m16n8k16(acc[r][c], queries.a[r][k], b[0], b[1]);

@@ -67,13 +67,13 @@ struct QueryTerms {
 
 // Decides the warp's queue, a lane a pair, and empties it (every lane of the warp calls it).
 template <bool FILL, bool FOLD>
-__device__ __forceinline__ void decide_queue_of_warp(JoinShared& s, int warp, const TensorJoinArgs& a,
-                                                  std::uint32_t q0,
-                                                  const std::uint64_t* __restrict__ offsets,
-                                                  std::uint64_t base,
-                                                  std::uint32_t* __restrict__ cursors,
-                                                  const PairOutput& out,
-                                                  const DirectOutput& direct) {
+__device__ __forceinline__ void decide_queue_of_warp(JoinShared& s, int warp,
+                                                     const TensorJoinArgs& a, std::uint32_t q0,
+                                                     const std::uint64_t* __restrict__ offsets,
+                                                     std::uint64_t base,
+                                                     std::uint32_t* __restrict__ cursors,
+                                                     const PairOutput& out,
+                                                     const DirectOutput& direct) {
   const int lane = threadIdx.x & 31;
   __syncwarp();
   const int size = s.queue_size[warp];
@@ -173,7 +173,8 @@ __global__ void __launch_bounds__(kThreads, 2)
           const int column = first + 8 * c + 2 * t + (i & 1);
           const std::uint32_t q = q0 + row, j = c0 + column;
           const std::uint32_t q_id = a.left_ids ? a.left_ids[q] : q;
-          const bool valid = j < a.n_right && (!ordered || j > q) && !(a.skip_diagonal && j == q_id);
+          const bool valid =
+              j < a.n_right && (!ordered || j > q) && !(a.skip_diagonal && j == q_id);
           if (valid && approx_may_match(acc[0][c][i], terms[h].reach + staged.reach[column],
                                         terms[h].gemm_norm, staged.norm[column], terms[h].slack,
                                         staged.slack[column])) {
@@ -221,7 +222,9 @@ void launch_tensor_join_on_registers(bool fill, bool fold, dim3 grid, const Tens
                                      const std::uint64_t* offsets, std::uint64_t base,
                                      std::uint32_t* cursors, const PairOutput& out,
                                      const DirectOutput& direct, cudaStream_t stream) {
-  const auto run = fill ? &launch<true, false> : fold ? &launch<false, true> : &launch<false, false>;
+  const auto run = fill   ? &launch<true, false>
+                   : fold ? &launch<false, true>
+                          : &launch<false, false>;
   run(grid, args, q_begin, q_end, counts, candidates, offsets, base, cursors, out, direct, stream);
 }
 

@@ -18,7 +18,8 @@ run_bench() { "$B/simjoin_bench" "$@" 2>&1 | grep -E "^(knn|data=|choice)" | cut
 
 if [[ $steps == *" build "* ]]; then
   GTEST_SRC=.device-gtest setup_gtest
-  make -j16 BUILD=$B CUDA_ARCH="$CUDA_ARCH" $B/engine_tests $B/simjoin_bench >"$OUT/build.txt" 2>&1 ||
+  make -j16 BUILD=$B CUDA_ARCH="$CUDA_ARCH" $B/engine_tests $B/simjoin_bench \
+    >"$OUT/build.txt" 2>&1 ||
     { tail -30 "$OUT/build.txt"; exit 1; }
   echo "build $(elapsed)"
 fi

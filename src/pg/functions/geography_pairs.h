@@ -13,7 +13,8 @@ namespace simjoin::pg {
 // Decides the candidates of a join of two geography sides within eps metres (use_spheroid true).
 class GeographyPairs {
  public:
-  // `geography`: the columns' type (PostGIS's functions are found in its schema).
+  // `geography`: the columns' type, which must be PostGIS's (its functions are found with the
+  // custom scan's forms).
   GeographyPairs(Oid geography, const TableVectors& left, const TableVectors& right, double eps);
   // The engine's Euclidean eps on the unit normals (NaN: no pair can be within eps).
   double engine_eps() const { return engine_eps_; }

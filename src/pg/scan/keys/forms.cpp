@@ -61,6 +61,7 @@ ProbeResult cube_probe;
 ProbeResult postgis_probe;
 ProbeResult postgis_distance_probe;
 ProbeResult postgis_knn_distance_probe;
+GeographyFunctions geography_functions;
 
 void add_form(Oid funcid, KeyKind kind, Metric metric, bool cosine = false, bool dwithin = false,
               bool float32 = false) {
@@ -132,6 +133,7 @@ void build_forms() {
     postgis_distance_probe.forget();
     postgis_knn_distance_probe.forget();
     set_geography_functions(InvalidOid, InvalidOid);
+    geography_functions = GeographyFunctions{};
     // simjoin's own operators and functions on real[] and float8[].
     Oid nsp = extension_schema("simjoin");
     if (OidIsValid(nsp)) {
@@ -217,9 +219,11 @@ void build_forms() {
         const Oid distance_args[3] = {geog, geog, BOOLOID};
         const Oid distance = function_oid(nspname, "st_distance", 3, distance_args);
         set_geography_functions(geog, distance);
-        for (int nargs : {3, 4})
-          add_form(function_oid(nspname, "st_dwithin", nargs, dwithin_args), KEY_GEOGRAPHY,
-                   Metric::Euclidean, false, true);
+        geography_functions = GeographyFunctions{
+            geog, function_oid(nspname, "st_dwithin", 4, dwithin_args), distance};
+        add_form(function_oid(nspname, "st_dwithin", 3, dwithin_args), KEY_GEOGRAPHY,
+                 Metric::Euclidean, false, true);
+        add_form(geography_functions.dwithin, KEY_GEOGRAPHY, Metric::Euclidean, false, true);
         add_form(distance, KEY_GEOGRAPHY, Metric::Euclidean);
         add_form(function_oid(nspname, "st_distance", 2, distance_args), KEY_GEOGRAPHY,
                  Metric::Euclidean);
@@ -284,6 +288,11 @@ bool engine_is_exact(const FormInfo& form) {
   // The probe shows ST_DWithin's arithmetic only: ST_Distance and <-> are rechecked on every pair.
   return form.dwithin &&
          postgis_probe.matches([] { return postgis_dwithin_matches(postgis_functions); });
+}
+
+GeographyFunctions postgis_geography_functions() {
+  if (!forms_valid) build_forms();
+  return geography_functions;
 }
 
 Oid exact_postgis_distance() {

@@ -107,10 +107,7 @@ void set_geography_functions(Oid geography, Oid distance) {
   radius_count = 0;
 }
 
-void geography_radii(Oid geography, Oid distance, int32 srid, double* min_radius,
-                     double* max_radius) {
-  if (geography_type != geography || distance_function != distance)
-    set_geography_functions(geography, distance);
+void geography_radii(int32 srid, double* min_radius, double* max_radius) {
   const SridRadius r = srid_radii(srid);
   *min_radius = r.min_radius;
   *max_radius = r.max_radius;

@@ -56,11 +56,17 @@ int geography_point(Datum value, double* out, int32* srid);
 // PostGIS's geography type and ST_Distance(geography, geography, boolean), found with the forms
 // (InvalidOid: absent); forgets the radii measured with the previous ones.
 void set_geography_functions(Oid geography, Oid distance);
-// The smallest and largest radii of curvature of the spheroid of `srid`, measured with PostGIS's
-// distance function (st_distance(geography, geography, boolean)) and cached per SRID (NaN
-// where they cannot be measured).
-void geography_radii(Oid geography, Oid distance, int32 srid, double* min_radius,
-                     double* max_radius);
+// PostGIS's geography type, st_dwithin(geography, geography, float8, boolean) and
+// st_distance(geography, geography, boolean), found with the forms (pg/scan/keys/forms.cpp;
+// InvalidOid where PostGIS is absent).
+struct GeographyFunctions {
+  Oid type = InvalidOid, dwithin = InvalidOid, distance = InvalidOid;
+};
+GeographyFunctions postgis_geography_functions();
+// The smallest and largest radii of curvature of the spheroid of `srid`, measured with the
+// distance function of set_geography_functions and cached per SRID (NaN where they cannot be
+// measured).
+void geography_radii(int32 srid, double* min_radius, double* max_radius);
 // The Euclidean bound on unit normals for ST_DWithin / ST_Distance <= eps on keys of ref's SRID
 // (engine/bounds/geodetic_bound.h); the spheroid's smallest radius of curvature is measured once per SRID
 // with PostGIS's own ST_Distance (WGS84's for a planning estimate, before any SRID is known).

@@ -10,9 +10,7 @@ extern "C" {
 
 namespace simjoin::pg {
 
-namespace {
-
-Metric parse_metric(const char* name) {
+Metric metric_named(const char* name) {
   if (pg_strcasecmp(name, "euclidean") == 0 || pg_strcasecmp(name, "l2") == 0)
     return Metric::Euclidean;
   if (pg_strcasecmp(name, "manhattan") == 0 || pg_strcasecmp(name, "taxicab") == 0 ||
@@ -27,14 +25,22 @@ Metric parse_metric(const char* name) {
   pg_unreachable();
 }
 
-}  // namespace
+const char* metric_name(Metric metric) {
+  switch (metric) {
+    case Metric::Euclidean: return "euclidean";
+    case Metric::Manhattan: return "manhattan";
+    case Metric::Chebyshev: return "chebyshev";
+    case Metric::Cosine: return "cosine";
+  }
+  return "euclidean";
+}
 
 const char* name_argument(FunctionCallInfo fcinfo, int argument) {
   return PG_ARGISNULL(argument) ? nullptr : NameStr(*PG_GETARG_NAME(argument));
 }
 
 Metric metric_argument(FunctionCallInfo fcinfo, int argument) {
-  return parse_metric(PG_ARGISNULL(argument) ? "euclidean"
+  return metric_named(PG_ARGISNULL(argument) ? "euclidean"
                                              : text_to_cstring(PG_GETARG_TEXT_PP(argument)));
 }
 

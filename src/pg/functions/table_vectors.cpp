@@ -198,9 +198,8 @@ double expected_row_count(Relation rel) {
 
 }  // namespace
 
-void resolve_table_columns(Oid relid, const char* vector_column, const char* key_column,
-                           const ColumnArguments& arguments, TableColumns* out, ValueKind kind,
-                           Oid key_type) {
+void resolve_value_column(Oid relid, const char* vector_column, const ColumnArguments& arguments,
+                          TableColumns* out, ValueKind kind) {
   // Refuse before describing the table's columns: the same error a SELECT would give. Column
   // privileges suffice here; the query itself checks the exact columns.
   if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
@@ -221,6 +220,22 @@ void resolve_table_columns(Oid relid, const char* vector_column, const char* key
   out->kind = is_geometry_type(out->value_type)    ? ValueKind::Geometry
               : is_geography_type(out->value_type) ? ValueKind::Geography
                                                    : ValueKind::Vector;
+  strlcpy(out->vector_column,
+          NameStr(TupleDescAttr(RelationGetDescr(rel), out->vector_attnum - 1)->attname),
+          NAMEDATALEN);
+  out->key_attnum = InvalidAttrNumber;
+  out->key_column[0] = '\0';
+  out->key_type = InvalidOid;
+  out->key_collation = InvalidOid;
+  out->expected_rows = expected_row_count(rel);
+  relation_close(rel, AccessShareLock);
+}
+
+void resolve_table_columns(Oid relid, const char* vector_column, const char* key_column,
+                           const ColumnArguments& arguments, TableColumns* out, ValueKind kind,
+                           Oid key_type) {
+  resolve_value_column(relid, vector_column, arguments, out, kind);
+  Relation rel = relation_open(relid, AccessShareLock);
   out->key_attnum =
       key_column ? named_column(rel, key_column) : primary_key_column(rel, arguments, key_type);
   if (OidIsValid(key_type))
@@ -228,13 +243,9 @@ void resolve_table_columns(Oid relid, const char* vector_column, const char* key
   else
     check_column_type(rel, out->key_attnum, false, kind);
   out->key_type = key_type;
-  out->key_collation = TupleDescAttr(RelationGetDescr(rel), out->key_attnum - 1)->attcollation;
-  TupleDesc desc = RelationGetDescr(rel);
-  strlcpy(out->vector_column, NameStr(TupleDescAttr(desc, out->vector_attnum - 1)->attname),
-          NAMEDATALEN);
-  strlcpy(out->key_column, NameStr(TupleDescAttr(desc, out->key_attnum - 1)->attname),
-          NAMEDATALEN);
-  out->expected_rows = expected_row_count(rel);
+  const Form_pg_attribute key = TupleDescAttr(RelationGetDescr(rel), out->key_attnum - 1);
+  out->key_collation = key->attcollation;
+  strlcpy(out->key_column, NameStr(key->attname), NAMEDATALEN);
   relation_close(rel, AccessShareLock);
 }
 

@@ -46,6 +46,9 @@ struct ColumnArguments {
   const char* column;  // e.g. "left_column"
   const char* key;     // e.g. "left_key"
 };
+// The value column alone, as resolve_table_columns finds it; no key (key_attnum invalid).
+void resolve_value_column(Oid relid, const char* vector_column, const ColumnArguments& arguments,
+                          TableColumns* out, ValueKind kind = ValueKind::Vector);
 void resolve_table_columns(Oid relid, const char* vector_column, const char* key_column,
                            const ColumnArguments& arguments, TableColumns* out,
                            ValueKind kind = ValueKind::Vector, Oid key_type = InvalidOid);

@@ -138,6 +138,12 @@ const char* unusable_reason(PlannerInfo* root, RelOptInfo* joinrel, JoinType joi
   if (PATH_REQ_OUTER(outer_path) || PATH_REQ_OUTER(inner_path))
     return "an input is parameterized by another relation";
   if (!bms_is_empty(joinrel->lateral_relids)) return "the join reads a LATERAL reference";
+  // Both sides on one foreign server that runs the whole join (postgres_fdw, its `extensions`
+  // naming simjoin): the server's own simjoin joins there, and no row crosses the network.
+  ListCell* lc;
+  foreach (lc, joinrel->pathlist) {
+    if (IsA(lfirst(lc), ForeignPath)) return "its foreign server runs the whole join";
+  }
   if (jointype != JOIN_INNER && (root->parse->commandType != CMD_SELECT || root->rowMarks != NIL))
     // EvalPlanQual rechecks a pushed-down join as an inner join (recheck_scan_tuple).
     return "an outer, semi- or anti-join in a query that updates or locks rows";

@@ -42,7 +42,7 @@ IS 'the regions of a region plan a point is stored in: its home region (halo fal
 -- new one is complete). Returns the plan.
 CREATE FUNCTION @extschema@.simjoin_shard_table(
     source pg_catalog.regclass,
-    servers pg_catalog.name[],
+    servers pg_catalog.text[],
     eps pg_catalog.float8,
     target pg_catalog.name DEFAULT NULL,
     column_name pg_catalog.name DEFAULT NULL,
@@ -208,7 +208,7 @@ BEGIN
   RETURN plan;
 END
 $shard$;
-COMMENT ON FUNCTION @extschema@.simjoin_shard_table(pg_catalog.regclass, pg_catalog.name[],
+COMMENT ON FUNCTION @extschema@.simjoin_shard_table(pg_catalog.regclass, pg_catalog.text[],
   pg_catalog.float8, pg_catalog.name, pg_catalog.name, pg_catalog.text, pg_catalog.text,
   pg_catalog.bool, pg_catalog.jsonb)
 IS 'lays a table out over postgres_fdw servers by regions of space (simjoin_region_plan), each row on its home region''s server and, with halo, on every region within eps; creates the coordinator''s partitioned table of foreign partitions (simjoin_region, simjoin_halo); returns the plan';

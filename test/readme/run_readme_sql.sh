@@ -3,18 +3,45 @@
 # (docs/SQL_REFERENCE.md, docs/CUSTOM_SCAN.md), each file in order on a fresh database of the server
 # that PGHOST/PGPORT/PGUSER name (simjoin installed there), and fails on any error or on a query
 # that returns no rows. A block that creates an extension the server lacks (e.g. postgis) is
-# skipped.
+# skipped. A file whose SQL names the loopback shard servers (port '55432' and '55433',
+# docs/SHARDING.md) gets them: two throwaway clusters listening on localhost, simjoin created.
 #   bash test/readme/run_readme_sql.sh [FILE.md ...]
 set -uo pipefail
 root=$(realpath "$(dirname "$0")/../..")
 if [ $# -gt 0 ]; then
   files=("$@")
 else
-  files=("$root/README.md" "$root/docs/SQL_REFERENCE.md" "$root/docs/CUSTOM_SCAN.md")
+  files=("$root/README.md" "$root/docs/SQL_REFERENCE.md" "$root/docs/CUSTOM_SCAN.md"
+         "$root/docs/SHARDING.md")
 fi
 db=simjoin_readme
 work=$(mktemp -d)
-trap 'rm -rf "$work"; psql -qX -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1' EXIT
+shard_dirs=()
+PG_BIN=${SIMJOIN_PG_BIN:-/usr/lib/postgresql/15/bin}
+as_owner() {
+  if [ "$(id -u)" -eq 0 ]; then (cd / && su postgres -s /bin/bash -c "$*"); else bash -c "$*"; fi
+}
+stop_shard_servers() {
+  for dir in "${shard_dirs[@]}"; do
+    as_owner "$PG_BIN/pg_ctl -D $dir/data -m immediate stop >/dev/null 2>&1"; rm -rf "$dir"
+  done
+  shard_dirs=()
+}
+start_shard_servers() {
+  [ ${#shard_dirs[@]} -gt 0 ] && return 0
+  for port in 55432 55433; do
+    local dir
+    dir=$(mktemp -d /tmp/simjoin-readme-shard.XXXXXX); chmod 755 "$dir"
+    [ "$(id -u)" -eq 0 ] && chown postgres "$dir"
+    shard_dirs+=("$dir")
+    as_owner "$PG_BIN/initdb -D $dir/data -A trust -U postgres >/dev/null 2>&1" &&
+      as_owner "$PG_BIN/pg_ctl -D $dir/data -l $dir/server.log -w -o \"-p $port -k $dir \
+        -c listen_addresses=localhost -c shared_buffers=32MB\" start >/dev/null" &&
+      psql -qX -h "$dir" -p "$port" -U postgres -d postgres -c "CREATE EXTENSION simjoin" ||
+      { echo "readme: shard server on port $port did not start"; return 1; }
+  done
+}
+trap 'stop_shard_servers; rm -rf "$work"; psql -qX -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1' EXIT
 
 passed=0 failed=0 skipped=0
 for file in "${files[@]}"; do
@@ -31,6 +58,7 @@ for file in "${files[@]}"; do
     echo "readme: no sql blocks in $doc"; failed=$((failed + 1)); continue
   fi
   echo "== ${doc#"$root"/}: ${#blocks[@]} blocks, on a fresh database"
+  if grep -q "port '55432'" "$doc"; then start_shard_servers || { failed=$((failed + 1)); continue; }; fi
 
   psql -qX -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" \
     -c "CREATE DATABASE $db" || exit 1

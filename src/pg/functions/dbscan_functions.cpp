@@ -9,6 +9,7 @@ extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "utils/lsyscache.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
@@ -19,9 +20,11 @@ PG_FUNCTION_INFO_V1(simjoin_cluster_dbscan_ordered);
 }
 
 #include <cmath>
+#include <optional>
 
 #include "pg/dispatch/dispatch.h"
 #include "pg/functions/function_arguments.h"
+#include "pg/functions/geography_pairs.h"
 #include "pg/functions/postgis_points.h"
 #include "pg/pg_guard.h"
 #include "pg/progress/join_progress.h"
@@ -65,10 +68,18 @@ void put_row(int64 key, size_t index, void* arg) {
 }
 
 // Clusters the points in key order and returns the rows; ends the progress report `reporting`.
+// `geography` (the column's type, else InvalidOid): eps in metres on the spheroid, each engine
+// candidate decided by PostGIS (geography_pairs.h).
 Datum cluster_and_return(FunctionCallInfo fcinfo, TableVectors* points, double eps,
-                         int32 min_points, Metric metric, Algorithm algorithm, bool reporting) {
+                         int32 min_points, Metric metric, Algorithm algorithm, bool reporting,
+                         Oid geography = InvalidOid) {
   order_by_key(points);
   const size_t n = points->n;
+  std::optional<GeographyPairs> decider;
+  if (OidIsValid(geography) && n > 0) {
+    decider.emplace(geography, *points, *points, eps);
+    eps = decider->engine_eps();
+  }
   int64* cluster = static_cast<int64*>(palloc_extended(sizeof(int64) * (n + 1), MCXT_ALLOC_HUGE));
   uint8* kind = static_cast<uint8*>(palloc_extended(n + 1, MCXT_ALLOC_HUGE));
   if (n > 0) {
@@ -77,8 +88,11 @@ Datum cluster_and_return(FunctionCallInfo fcinfo, TableVectors* points, double e
     const bool stopped = cpp_guard([&] {
       const JoinSpec spec = join_spec(eps, metric, algorithm);
       progress_joining(reporting, point_set(*points), nullptr, spec);
+      const std::uint64_t min = static_cast<std::uint64_t>(min_points);
       const DbscanResult result =
-          compute_dbscan(point_set(*points), spec, static_cast<std::uint64_t>(min_points));
+          decider ? run_dbscan(point_set(*points), spec, min, [] { return !interrupt_pending(); },
+                               geography_runner(*decider))
+                  : compute_dbscan(point_set(*points), spec, min);
       if (result.counting.stopped || result.linking.stopped) return true;
       for (size_t i = 0; i < n; ++i) {
         cluster[i] = result.cluster[i];
@@ -113,11 +127,14 @@ Datum dbscan(FunctionCallInfo fcinfo, Oid key_type) {
   resolve_table_columns(PG_GETARG_OID(TABLE_NAME), name_argument(fcinfo, COLUMN_NAME),
                         name_argument(fcinfo, KEY), {"column_name", "key"}, &columns,
                         ValueKind::Vector, key_type);
+  const bool geography = columns.kind == ValueKind::Geography;
+  check_geography_metric(geography, metric);
   const bool reporting = progress_begin(ProgressCommand::Dbscan, columns.relid);
   TableVectors points;
-  read_table_vectors(columns, 0, &points, true);
+  read_table_vectors(columns, 0, &points, true, true);
   return cluster_and_return(fcinfo, &points, PG_GETARG_FLOAT8(EPS), PG_GETARG_INT32(MIN_POINTS),
-                            metric, algorithm, reporting);
+                            metric, algorithm, reporting,
+                            geography ? getBaseType(columns.value_type) : InvalidOid);
 }
 
 }  // namespace

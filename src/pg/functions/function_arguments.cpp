@@ -25,6 +25,14 @@ Metric metric_named(const char* name) {
   pg_unreachable();
 }
 
+void check_geography_metric(bool geography, Metric metric) {
+  if (geography && metric != Metric::Euclidean)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("simjoin: a geography join measures metres on the spheroid: it takes "
+                           "no metric"),
+                    errhint("Leave metric out.")));
+}
+
 const char* metric_name(Metric metric) {
   switch (metric) {
     case Metric::Euclidean: return "euclidean";

@@ -18,6 +18,9 @@ const char* name_argument(FunctionCallInfo fcinfo, int argument);
 // The metric named by a text argument (euclidean, l2, manhattan, taxicab, l1, chebyshev, linf,
 // cosine; any case); NULL: euclidean. ERROR with the valid names otherwise.
 Metric metric_argument(FunctionCallInfo fcinfo, int argument);
+// ERROR when a geography (measured in metres on the spheroid) is given a metric other than the
+// default.
+void check_geography_metric(bool geography, Metric metric);
 // The same by name; and a metric's name (its first one above).
 Metric metric_named(const char* name);
 const char* metric_name(Metric metric);

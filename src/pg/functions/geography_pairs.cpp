@@ -6,6 +6,8 @@ extern "C" {
 
 #include "engine/bounds/certain_bound.h"
 #include "engine/bounds/geodetic_bound.h"
+#include "pg/dispatch/dispatch.h"
+#include "pg/pg_guard.h"
 #include "pg/scan/keys/keys.h"
 
 namespace simjoin::pg {
@@ -33,6 +35,31 @@ bool GeographyPairs::decide(size_t i, size_t j, double chord, double* distance) 
     return false;
   *distance = DatumGetFloat8(OidFunctionCall3(distance_, a, b, BoolGetDatum(true)));
   return true;
+}
+
+bool GeographyFilterSink::consume(const PairBatch& batch) {
+  left_.clear();
+  right_.clear();
+  distance_.clear();
+  pg_call([&] {
+    for (size_t k = 0; k < batch.size; ++k) {
+      double metres;
+      if (!pairs_.decide(batch.left[k], batch.right[k], batch.distance[k], &metres)) continue;
+      left_.push_back(batch.left[k]);
+      right_.push_back(batch.right[k]);
+      distance_.push_back(metres);
+    }
+  });
+  if (left_.empty()) return inner_.keep_going();
+  return inner_.consume(PairBatch{left_.data(), right_.data(), distance_.data(), left_.size()});
+}
+
+JoinRunner geography_runner(const GeographyPairs& pairs) {
+  return [&pairs](const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                  PairSink& sink) {
+    GeographyFilterSink decided(pairs, sink);
+    return run_engine(left, right, spec, decided);
+  };
 }
 
 }  // namespace simjoin::pg

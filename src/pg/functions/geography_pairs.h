@@ -6,6 +6,10 @@
 // asking), its distance by ST_Distance(a, b): the rows of PostGIS's own join.
 #pragma once
 
+#include <vector>
+
+#include "engine/aggregates/neighbour_stats.h"
+#include "engine/pair_sink.h"
 #include "pg/functions/table_vectors.h"
 
 namespace simjoin::pg {
@@ -28,5 +32,26 @@ class GeographyPairs {
   double eps_, engine_eps_ = 0.0, certain_ = -1.0;
   Oid dwithin_ = InvalidOid, distance_ = InvalidOid;
 };
+
+// The engine's candidates as PostGIS decides them (GeographyPairs::decide), passed on to `inner`
+// with their distances in metres. On the backend's thread, as every sink is called.
+class GeographyFilterSink : public PairSink {
+ public:
+  GeographyFilterSink(const GeographyPairs& pairs, PairSink& inner)
+      : pairs_(pairs), inner_(inner) {}
+  bool consume(const PairBatch& batch) override;
+  bool keep_going() override { return inner_.keep_going(); }
+  void progress(std::uint64_t candidates_done) override { inner_.progress(candidates_done); }
+
+ private:
+  const GeographyPairs& pairs_;
+  PairSink& inner_;
+  std::vector<std::uint32_t> left_, right_;
+  std::vector<double> distance_;
+};
+
+// The aggregates' JoinRunner (neighbour statistics, DBSCAN) on geography: the join where
+// simjoin.device routes it (run_engine), each candidate decided by `pairs`. Inside cpp_guard.
+JoinRunner geography_runner(const GeographyPairs& pairs);
 
 }  // namespace simjoin::pg

@@ -96,11 +96,7 @@ Datum similarity_join(FunctionCallInfo fcinfo, Oid key_type) {
                     errdetail("The left and right tables, vector columns and keys must be the same.")));
 
   const bool geography = tables.left.kind == ValueKind::Geography;
-  if (geography && metric != Metric::Euclidean)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("simjoin: a geography join measures metres on the spheroid: it takes "
-                           "no metric"),
-                    errhint("Leave metric out.")));
+  check_geography_metric(geography, metric);
   const bool reporting = progress_begin(ProgressCommand::SimilarityJoin, tables.left.relid);
   TableVectors left, right;
   read_join_vectors(tables, false, &left, &right, true);

@@ -8,14 +8,19 @@ extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(simjoin_similarity_join_stats);
 PG_FUNCTION_INFO_V1(simjoin_similarity_join_stats_keyed);
 }
 
+#include <cmath>
+#include <optional>
+
 #include "pg/dispatch/dispatch.h"
 #include "pg/functions/function_arguments.h"
+#include "pg/functions/geography_pairs.h"
 #include "pg/pg_guard.h"
 #include "pg/progress/join_progress.h"
 #include "pg/settings.h"
@@ -68,9 +73,11 @@ Datum similarity_join_stats(FunctionCallInfo fcinfo, Oid key_type) {
   JoinTables tables;
   resolve_join_tables(fcinfo, LEFT_TABLE, RIGHT_TABLE, LEFT_COLUMN, RIGHT_COLUMN, LEFT_KEY,
                       RIGHT_KEY, &tables, key_type);
+  const bool geography = tables.left.kind == ValueKind::Geography;
+  check_geography_metric(geography, metric);
   const bool reporting = progress_begin(ProgressCommand::SimilarityJoinStats, tables.left.relid);
   TableVectors left, right;
-  read_join_vectors(tables, true, &left, &right);
+  read_join_vectors(tables, true, &left, &right, true);
   // Key order: a point's index is its key's position, so the engine's tie rule for the nearest
   // partner (the smaller index) is SQL's (the smaller key). A self-join orders both sides at once.
   order_by_key(&left);
@@ -79,8 +86,15 @@ Datum similarity_join_stats(FunctionCallInfo fcinfo, Oid key_type) {
   else
     order_by_key(&right);
 
+  // Geography: eps in metres; the engine's candidates within the chord that keeps every such
+  // pair, each decided and measured by PostGIS (geography_pairs.h).
+  std::optional<GeographyPairs> decider;
+  if (geography && !eps_null && left.n > 0 && right.n > 0) {
+    decider.emplace(getBaseType(tables.left.value_type), left, right, eps);
+    eps = decider->engine_eps();
+  }
   PointStats* stats = nullptr;
-  if (!eps_null && left.n > 0 && right.n > 0) {
+  if (!eps_null && !std::isnan(eps) && left.n > 0 && right.n > 0) {
     stats = static_cast<PointStats*>(palloc_extended(sizeof(PointStats) * left.n, MCXT_ALLOC_HUGE));
     // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor may
     // be alive in this frame then.
@@ -89,8 +103,12 @@ Datum similarity_join_stats(FunctionCallInfo fcinfo, Oid key_type) {
       JoinSpec spec = join_spec(eps, metric, algorithm);
       spec.self_pairs = SelfPairs::All;  // SQL's t a JOIN t b: a row is its own neighbour
       progress_joining(reporting, left_points, tables.self_join ? nullptr : &right_points, spec);
-      const NeighbourStats result = compute_neighbour_stats(
-          left_points, tables.self_join ? nullptr : &right_points, spec, StatsSide::Left, nullptr);
+      const PointSet* partners = tables.self_join ? nullptr : &right_points;
+      const NeighbourStats result =
+          decider ? run_neighbour_stats(left_points, partners, spec, StatsSide::Left, nullptr,
+                                        [] { return !interrupt_pending(); },
+                                        geography_runner(*decider))
+                  : compute_neighbour_stats(left_points, partners, spec, StatsSide::Left, nullptr);
       if (result.join.stopped) return true;
       for (size_t i = 0; i < left.n; ++i) {
         stats[i].neighbours = static_cast<int64>(result.count[i]);

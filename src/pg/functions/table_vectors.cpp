@@ -385,11 +385,12 @@ void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
                         bool keep_null_keys, bool geography) {
   if (columns.kind == ValueKind::Geography && !geography)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("simjoin: column \"%s\" of table \"%s\" is a geography, which only "
-                           "similarity_join() takes", columns.vector_column, columns.table_name),
-                    errhint("Join with ST_DWithin(a.%s, b.%s, d): the SimilarityJoin custom scan "
-                            "runs it on the engine.", columns.vector_column,
-                            columns.vector_column)));
+                    errmsg("simjoin: column \"%s\" of table \"%s\" is a geography, which "
+                           "similarity_knn_join() does not take", columns.vector_column,
+                           columns.table_name),
+                    errhint("Write the k nearest as CROSS JOIN LATERAL (... ORDER BY "
+                            "a.%s <-> b.%s LIMIT k), or join with similarity_join() within a "
+                            "radius in metres.", columns.vector_column, columns.vector_column)));
   if (columns.kind != ValueKind::Vector) {
     if (columns.kind == ValueKind::Geometry)
       read_point_geometries(columns, out);
@@ -456,10 +457,12 @@ void order_by_key(TableVectors* vectors) {
   // in `order`, which marks it done.
   int64* keys = vectors->keys;
   double* coords = vectors->coords;
+  Datum* values = vectors->values;  // geography: each point's value moves with it
   double* held = static_cast<double*>(palloc(sizeof(double) * Max(dim, 1)));
   for (size_t start = 0; start < n; ++start) {
     if (order[start] == start) continue;
     const int64 held_key = keys[start];
+    const Datum held_value = values ? values[start] : 0;
     memcpy(held, coords + start * dim, sizeof(double) * dim);
     size_t i = start;
     for (;;) {
@@ -467,10 +470,12 @@ void order_by_key(TableVectors* vectors) {
       order[i] = static_cast<uint32>(i);
       if (from == start) {
         keys[i] = held_key;
+        if (values) values[i] = held_value;
         memcpy(coords + i * dim, held, sizeof(double) * dim);
         break;
       }
       keys[i] = keys[from];
+      if (values) values[i] = values[from];
       memcpy(coords + i * dim, coords + from * dim, sizeof(double) * dim);
       i = from;
     }

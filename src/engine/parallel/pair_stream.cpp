@@ -42,6 +42,7 @@ void PairStream::produce(PointSet left, const PointSet* right, JoinSpec spec) {
   JoinStats stats;
   std::exception_ptr error;
   try {
+    if (options_.on_start) options_.on_start();
     stats = run_join(left, right, spec, sink);
   } catch (...) {
     error = std::current_exception();

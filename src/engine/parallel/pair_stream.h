@@ -34,6 +34,9 @@ class PairStream : public BatchSource {
     // Polled on the producer thread (between batches, at least every 100 ms while the engine
     // works); true stops the join. Must be thread-safe, must not throw.
     std::function<bool()> interrupted;
+    // Called on the producer thread before the join (e.g. the GPU this thread's joins use);
+    // what it throws is the stream's error.
+    std::function<void()> on_start;
   };
 
   // Starts the join on the producer thread. The point sets' coordinates must stay valid and

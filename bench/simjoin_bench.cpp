@@ -48,6 +48,7 @@
 #include "engine/join/szl_index.h"
 #include "engine/join_backend.h"
 #include "engine/parallel/batch_pipeline.h"
+#include "engine/partition/partitioned_join.h"
 #include "gpu_backend.h"
 
 namespace {
@@ -87,6 +88,8 @@ struct Options {
   bool host_fold = false;
   std::string save;  // write the left input here and exit
   std::size_t nearest = 0;  // --nearest K: the k-nearest-neighbour join (knn_timing.h)
+  std::size_t regions = 0;  // --regions R: split by regions, one join each, at once (GPU r % G)
+  std::string split = "work";
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -95,7 +98,8 @@ struct Options {
                "--eps E [--metric euclidean|manhattan|chebyshev|cosine] [--device cpu|gpu|auto] "
                "[--algorithm auto|grid|brute|szl] [--threads T] [--k K] [--self|--two N2] "
                "[--unique] [--seed S] [--repeat R] [--range X] [--batch B] [--verify] [--estimate-only] [--zsort] "
-               "[--stats | --dbscan MINPTS] [--host-fold] [--save PATH] [--nearest K]\n";
+               "[--stats | --dbscan MINPTS] [--host-fold] [--save PATH] [--nearest K] "
+               "[--regions R [--split work|points]]\n";
   std::exit(2);
 }
 
@@ -131,6 +135,8 @@ Options parse(int argc, char** argv) {
     else if (arg == "--host-fold") o.host_fold = true;
     else if (arg == "--save") o.save = value();
     else if (arg == "--nearest") o.nearest = std::stoull(value());
+    else if (arg == "--regions") o.regions = std::stoull(value());
+    else if (arg == "--split") o.split = value();
     else usage("unknown argument " + arg);
   }
   return o;
@@ -420,6 +426,42 @@ void run_aggregate(const Options& o, const PointSet& left, const PointSet* right
               timed.seconds);
 }
 
+// --regions: the join split by regions (engine/partition), region r on GPU r % GPUs; prints the
+// plan's time and each region's balance (the slowest region's time over the mean).
+JoinStats run_by_regions(const Options& o, const PointSet& left, const PointSet* right,
+                         const JoinSpec& spec, PairSink& sink) {
+  const auto start = std::chrono::steady_clock::now();
+  simjoin::RegionPlanOptions plan;
+  plan.regions = o.regions;
+  plan.split = o.split == "points" ? simjoin::RegionSplit::Points : simjoin::RegionSplit::Work;
+  plan.metric = spec.metric;
+  plan.eps = spec.eps;
+  const simjoin::RegionPartition partition = simjoin::plan_regions(left, plan);
+  const double plan_s = seconds_since(start);
+  simjoin::PartitionedJoinOptions options;
+  const int gpus = spec.device == Device::Gpu ? simjoin::gpu::gpu_count() : 0;
+  if (gpus > 0)
+    options.on_region_thread = [gpus](std::size_t r) {
+      simjoin::gpu::select_gpu(static_cast<int>(r % static_cast<std::size_t>(gpus)));
+    };
+  else
+    options.concurrent = 1;  // the CPU: one region at a time, each on every thread
+  std::vector<simjoin::RegionRun> runs;
+  const JoinStats stats = simjoin::run_partitioned_join(left, right, spec, partition, sink,
+                                                        options, &runs);
+  double slowest = 0.0, sum = 0.0;
+  std::size_t reach = 0;
+  for (const simjoin::RegionRun& run : runs) {
+    slowest = std::max(slowest, run.seconds);
+    sum += run.seconds;
+    reach += run.reach_points;
+  }
+  std::printf("regions: r=%zu split=%s gpus=%d plan_s=%.4f reach_points=%zu "
+              "slowest_over_mean=%.3f\n", o.regions, o.split.c_str(), gpus, plan_s, reach,
+              sum > 0 ? slowest / (sum / static_cast<double>(runs.size())) : 0.0);
+  return stats;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -498,7 +540,8 @@ int main(int argc, char** argv) {
     JoinStats stats;
     const auto start = std::chrono::steady_clock::now();
     try {
-      stats = simjoin::run_join(left, right_ptr, spec, sink);
+      stats = o.regions > 0 ? run_by_regions(o, left, right_ptr, spec, sink)
+                            : simjoin::run_join(left, right_ptr, spec, sink);
     } catch (const simjoin::Error& e) {
       std::cerr << "simjoin_bench: " << e.what() << "\n";
       return 1;

@@ -1,6 +1,7 @@
 #include "engine/partition/partitioned_join.h"
 
 #include <chrono>
+#include <algorithm>
 #include <exception>
 #include <memory>
 
@@ -13,11 +14,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kPoll(2);  // per region and round, while none has a batch
 
-// A region's points, copied contiguous, and where each came from.
+// A region's points, copied contiguous, and where each came from. In a self-join `right` holds
+// the halo only (the home points join among themselves); between two sets every right point
+// that reaches the region.
 struct RegionInput {
   std::vector<double> left_coords;
   std::vector<double> right_coords;
-  std::vector<std::uint32_t> left_index;   // local -> the caller's left index
+  std::vector<std::uint32_t> left_index;   // local -> the caller's left index (ascending)
   std::vector<std::uint32_t> right_index;  // local -> the caller's right (self: left) index
 };
 
@@ -27,19 +30,53 @@ void append(std::vector<double>* coords, std::vector<std::uint32_t>* index, cons
   index->push_back(static_cast<std::uint32_t>(i));
 }
 
-std::vector<RegionInput> split_inputs(const PointSet& left, const PointSet& other,
+std::vector<RegionInput> split_inputs(const PointSet& left, const PointSet* right,
                                       const RegionPartition& partition) {
   std::vector<RegionInput> inputs(partition.regions());
   for (std::size_t i = 0; i < left.n; ++i) {
     RegionInput& input = inputs[partition.home(left.point(i), left.dim)];
     append(&input.left_coords, &input.left_index, left, i);
   }
+  const PointSet& other = right ? *right : left;
   std::vector<std::size_t> reach;
   for (std::size_t j = 0; j < other.n; ++j) {
     partition.reach(other.point(j), other.dim, &reach);
-    for (std::size_t r : reach) append(&inputs[r].right_coords, &inputs[r].right_index, other, j);
+    for (std::size_t k = right ? 0 : 1; k < reach.size(); ++k)  // self: the halo (home first)
+      append(&inputs[reach[k]].right_coords, &inputs[reach[k]].right_index, other, j);
   }
   return inputs;
+}
+
+// One join of a region: its home points with themselves (a self-join's first part) or with the
+// region's right points; `unique`: keep a pair only where its left index is the smaller.
+struct RegionPart {
+  std::size_t region;
+  PointSet left;
+  PointSet right;  // n == 0: the home points with themselves
+  const std::vector<std::uint32_t>* left_index;
+  const std::vector<std::uint32_t>* right_index;
+  JoinSpec spec;
+  bool unique;
+};
+
+std::vector<RegionPart> region_parts(const std::vector<RegionInput>& inputs, std::size_t dim,
+                                     bool self, const JoinSpec& spec) {
+  std::vector<RegionPart> parts;
+  JoinSpec two_sets = spec;
+  two_sets.self_pairs = SelfPairs::All;
+  const bool unique = self && spec.self_pairs == SelfPairs::Unique;
+  for (std::size_t r = 0; r < inputs.size(); ++r) {
+    const RegionInput& in = inputs[r];
+    const PointSet home{in.left_coords.data(), in.left_index.size(), dim};
+    const PointSet others{in.right_coords.data(), in.right_index.size(), dim};
+    if (home.n == 0) continue;
+    // Home pairs in a self-join: their local order is the callers' (ascending), so Unique's
+    // (smaller, larger) maps to the caller's as it is.
+    if (self) parts.push_back({r, home, PointSet{}, &in.left_index, &in.left_index, spec, false});
+    if (others.n > 0) parts.push_back({r, home, others, &in.left_index, &in.right_index, two_sets,
+                                       unique});
+  }
+  return parts;
 }
 
 }  // namespace
@@ -54,32 +91,30 @@ JoinStats run_partitioned_join(const PointSet& left, const PointSet* right, cons
   if (left.n > UINT32_MAX || other.n > UINT32_MAX)
     throw Error("more than 2^32 - 1 points on a side");
   const std::size_t regions = partition.regions();
-  const std::vector<RegionInput> inputs = split_inputs(left, other, partition);
-  const bool unique = !right && spec.self_pairs == SelfPairs::Unique;
-  JoinSpec region_spec = spec;
-  region_spec.self_pairs = SelfPairs::All;  // each region is a join of two sets
+  const std::vector<RegionInput> inputs = split_inputs(left, right, partition);
+  const std::vector<RegionPart> parts = region_parts(inputs, left.dim, right == nullptr, spec);
 
   std::vector<RegionRun> region_runs(regions);
-  std::vector<Clock::time_point> started(regions);
-  std::vector<std::unique_ptr<PairStream>> streams(regions);
-  const std::size_t at_once = options.concurrent ? options.concurrent : regions;
-  std::size_t next_region = 0, running = 0;
+  for (std::size_t r = 0; r < regions; ++r) {
+    region_runs[r].home_points = inputs[r].left_index.size();
+    region_runs[r].reach_points =
+        inputs[r].right_index.size() + (right ? 0 : region_runs[r].home_points);
+  }
+  std::vector<Clock::time_point> started(parts.size());
+  std::vector<std::unique_ptr<PairStream>> streams(parts.size());
+  // Parts, not regions, run at once: a self-join's region has two, on the same GPU.
+  const std::size_t at_once = options.concurrent ? options.concurrent : parts.size();
+  std::size_t next_part = 0, running = 0;
   auto start_next = [&] {
-    for (; next_region < regions && running < at_once; ++next_region) {
-      const std::size_t r = next_region;
-      const RegionInput& input = inputs[r];
-      region_runs[r].home_points = input.left_index.size();
-      region_runs[r].reach_points = input.right_index.size();
-      if (input.left_index.empty() || input.right_index.empty()) continue;  // no pair there
+    for (; next_part < parts.size() && running < at_once; ++next_part) {
+      const RegionPart& part = parts[next_part];
       PairStream::Options stream_options;
       stream_options.interrupted = options.interrupted;
       if (options.on_region_thread)
-        stream_options.on_start = [&options, r] { options.on_region_thread(r); };
-      const PointSet region_left{input.left_coords.data(), input.left_index.size(), left.dim};
-      const PointSet region_right{input.right_coords.data(), input.right_index.size(), left.dim};
-      started[r] = Clock::now();
-      streams[r] = std::make_unique<PairStream>(region_left, &region_right, region_spec,
-                                                stream_options);
+        stream_options.on_start = [&options, r = part.region] { options.on_region_thread(r); };
+      started[next_part] = Clock::now();
+      streams[next_part] = std::make_unique<PairStream>(
+          part.left, part.right.n > 0 ? &part.right : nullptr, part.spec, stream_options);
       ++running;
     }
   };
@@ -90,39 +125,42 @@ JoinStats run_partitioned_join(const PointSet& left, const PointSet* right, cons
   start_next();
   while (running > 0 && !error && !total.stopped) {
     bool any_batch = false;
-    for (std::size_t r = 0; r < regions && !error && !total.stopped; ++r) {
-      if (!streams[r]) continue;
+    for (std::size_t p = 0; p < parts.size() && !error && !total.stopped; ++p) {
+      if (!streams[p]) continue;
+      const RegionPart& part = parts[p];
       StreamBatch batch;
       const BatchSource::Next next =
-          streams[r]->next(&batch, any_batch ? std::chrono::milliseconds(0) : kPoll);
+          streams[p]->next(&batch, any_batch ? std::chrono::milliseconds(0) : kPoll);
       if (next == BatchSource::Next::Batch) {
         any_batch = true;
         merged.clear();
         for (std::size_t k = 0; k < batch.size; ++k) {
-          const std::uint32_t l = inputs[r].left_index[batch.left[k]];
-          const std::uint32_t o = inputs[r].right_index[batch.right[k]];
-          if (unique && !(l < o)) continue;
+          const std::uint32_t l = (*part.left_index)[batch.left[k]];
+          const std::uint32_t o = (*part.right_index)[batch.right[k]];
+          if (part.unique && !(l < o)) continue;
           merged.left.push_back(l);
           merged.right.push_back(o);
           merged.distance.push_back(batch.distance[k]);
         }
-        region_runs[r].pairs += merged.size();
+        region_runs[part.region].pairs += merged.size();
         total.pairs += merged.size();
         if (merged.size() > 0) {
           ++total.batches;
           if (!sink.consume(merged.view())) total.stopped = true;
         }
       } else if (next == BatchSource::Next::End) {
-        if (streams[r]->error()) error = streams[r]->error();
-        const JoinStats& stats = streams[r]->stats();
+        if (streams[p]->error()) error = streams[p]->error();
+        const JoinStats& stats = streams[p]->stats();
         if (stats.stopped) total.stopped = true;  // interrupted: the answer is incomplete
         total.candidates += stats.candidates;
         if (total.device.empty()) {
           total.device = stats.device;
           total.algorithm = stats.algorithm;
         }
-        region_runs[r].seconds = std::chrono::duration<double>(Clock::now() - started[r]).count();
-        streams[r].reset();
+        RegionRun& run = region_runs[part.region];
+        run.seconds = std::max(
+            run.seconds, std::chrono::duration<double>(Clock::now() - started[p]).count());
+        streams[p].reset();
         --running;
         start_next();
       }

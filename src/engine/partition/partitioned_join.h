@@ -3,9 +3,10 @@
 // the answer of run_join, each pair once.
 //
 // Region r joins the left points at home in r with the right points that reach r (at home or in
-// its halo; in a self-join the same set's). A pair belongs to its left point's home, so the
-// regions' answers are disjoint; in a self-join with SelfPairs::Unique, where both points of a
-// pair see each other, the pair is kept where its smaller index is the left one.
+// its halo). A pair belongs to its left point's home, so the regions' answers are disjoint. A
+// self-join's region runs two joins at once: its home points among themselves (in the caller's
+// mode) and with its halo; with SelfPairs::Unique, where both points of a halo pair see each
+// other, the pair is kept where its smaller index is the left one.
 #pragma once
 
 #include <cstddef>

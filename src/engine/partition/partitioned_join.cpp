@@ -12,7 +12,7 @@ namespace simjoin {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::chrono::milliseconds kPoll(2);  // per region and round, while none has a batch
+constexpr std::chrono::milliseconds kPoll(2);  // a wait while no part has anything
 
 // A region's points, copied contiguous, and where each came from. In a self-join `right` holds
 // the halo only (the home points join among themselves); between two sets every right point
@@ -122,48 +122,62 @@ JoinStats run_partitioned_join(const PointSet& left, const PointSet* right, cons
   JoinStats total;
   std::exception_ptr error;
   OwnedPairBatch merged;
+  // One step of part p: its next batch (mapped, filtered, to the sink) or its end. Whether
+  // anything came.
+  std::size_t last_active = 0;
+  auto step = [&](std::size_t p, std::chrono::milliseconds wait) {
+    const RegionPart& part = parts[p];
+    StreamBatch batch;
+    const BatchSource::Next next = streams[p]->next(&batch, wait);
+    if (next == BatchSource::Next::Timeout) return false;
+    last_active = p;
+    if (next == BatchSource::Next::Batch) {
+      merged.clear();
+      for (std::size_t k = 0; k < batch.size; ++k) {
+        const std::uint32_t l = (*part.left_index)[batch.left[k]];
+        const std::uint32_t o = (*part.right_index)[batch.right[k]];
+        if (part.unique && !(l < o)) continue;
+        merged.left.push_back(l);
+        merged.right.push_back(o);
+        merged.distance.push_back(batch.distance[k]);
+      }
+      region_runs[part.region].pairs += merged.size();
+      total.pairs += merged.size();
+      if (merged.size() > 0) {
+        ++total.batches;
+        if (!sink.consume(merged.view())) total.stopped = true;
+      }
+      return true;
+    }
+    if (streams[p]->error()) error = streams[p]->error();
+    const JoinStats& stats = streams[p]->stats();
+    if (stats.stopped) total.stopped = true;  // interrupted: the answer is incomplete
+    total.candidates += stats.candidates;
+    if (total.device.empty()) {
+      total.device = stats.device;
+      total.algorithm = stats.algorithm;
+    }
+    RegionRun& run = region_runs[part.region];
+    run.seconds =
+        std::max(run.seconds, std::chrono::duration<double>(Clock::now() - started[p]).count());
+    streams[p].reset();
+    --running;
+    start_next();
+    return true;
+  };
+
   start_next();
   while (running > 0 && !error && !total.stopped) {
-    bool any_batch = false;
+    // Every part without waiting; when none had anything, wait on the one heard from last (the
+    // likeliest to speak next), so that a single busy part costs no polling delay.
+    bool any = false;
     for (std::size_t p = 0; p < parts.size() && !error && !total.stopped; ++p) {
-      if (!streams[p]) continue;
-      const RegionPart& part = parts[p];
-      StreamBatch batch;
-      const BatchSource::Next next =
-          streams[p]->next(&batch, any_batch ? std::chrono::milliseconds(0) : kPoll);
-      if (next == BatchSource::Next::Batch) {
-        any_batch = true;
-        merged.clear();
-        for (std::size_t k = 0; k < batch.size; ++k) {
-          const std::uint32_t l = (*part.left_index)[batch.left[k]];
-          const std::uint32_t o = (*part.right_index)[batch.right[k]];
-          if (part.unique && !(l < o)) continue;
-          merged.left.push_back(l);
-          merged.right.push_back(o);
-          merged.distance.push_back(batch.distance[k]);
-        }
-        region_runs[part.region].pairs += merged.size();
-        total.pairs += merged.size();
-        if (merged.size() > 0) {
-          ++total.batches;
-          if (!sink.consume(merged.view())) total.stopped = true;
-        }
-      } else if (next == BatchSource::Next::End) {
-        if (streams[p]->error()) error = streams[p]->error();
-        const JoinStats& stats = streams[p]->stats();
-        if (stats.stopped) total.stopped = true;  // interrupted: the answer is incomplete
-        total.candidates += stats.candidates;
-        if (total.device.empty()) {
-          total.device = stats.device;
-          total.algorithm = stats.algorithm;
-        }
-        RegionRun& run = region_runs[part.region];
-        run.seconds = std::max(
-            run.seconds, std::chrono::duration<double>(Clock::now() - started[p]).count());
-        streams[p].reset();
-        --running;
-        start_next();
-      }
+      if (streams[p]) any = step(p, std::chrono::milliseconds(0)) || any;
+    }
+    if (!any && !error && !total.stopped) {
+      std::size_t p = last_active;
+      for (std::size_t k = 0; k < parts.size() && !streams[p]; ++k) p = (p + 1) % parts.size();
+      if (streams[p]) step(p, kPoll);
     }
     if (!total.stopped && !sink.keep_going()) total.stopped = true;
   }

@@ -144,6 +144,17 @@ if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
   passed=$((passed + p)); failed=$((failed + f))
 fi
 
+# One table sharded over three servers with postgres_fdw (test/shards): a coordinator and three
+# clusters of its own; the sharded joins equal the local ones, run on every server at once.
+if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
+  echo "== shards (test/shards)"
+  SIMJOIN_TEST_LOGS=$log_dir bash test/shards/shard_test.sh >"$log_dir/shards.log" 2>&1
+  grep -E '^(not ok|shards: )' "$log_dir/shards.log"
+  p=$(grep -cE '^ok ' "$log_dir/shards.log"); f=$(grep -cE '^not ok ' "$log_dir/shards.log")
+  grep -q '^shards: ' "$log_dir/shards.log" || f=$((f + 1))
+  passed=$((passed + p)); failed=$((failed + f))
+fi
+
 # The Debian package, built from a copy of the tree and checked (scripts/package_test.sh; no server
 # needed). Skipped with SIMJOIN_NO_APT: a machine without apt has no Debian packaging tools.
 if [ -z "${SIMJOIN_NO_APT:-}" ]; then

@@ -36,6 +36,37 @@ std::vector<Pair> drain(PairStream& stream, bool slow = false, std::size_t* batc
   return pairs;
 }
 
+// map_pairs rewrites each batch on the producer thread: here it keeps the pairs whose left index
+// is even and swaps the sides, which the consumer then receives (and nothing else).
+TEST(PairStream, MapPairsRewritesBatchesOnTheProducer) {
+  const Points points = blob_points(3000, 2, 5, 2.0, 9);
+  JoinSpec spec = cpu_spec(0.5);
+  spec.batch_pairs = 100;
+  const PointSet set = points.set();
+  CollectingSink direct;
+  run_join(set, nullptr, spec, direct);
+  std::vector<Pair> expected;
+  for (const Pair& p : direct.pairs)
+    if (p.l % 2 == 0) expected.push_back({p.r, p.l, p.d});
+  std::sort(expected.begin(), expected.end());
+  PairStream::Options options;
+  options.map_pairs = [](std::uint32_t* l, std::uint32_t* r, double* d, std::size_t size) {
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < size; ++k) {
+      if (l[k] % 2 != 0) continue;
+      const std::uint32_t left = l[k];
+      l[kept] = r[k];
+      r[kept] = left;
+      d[kept] = d[k];
+      ++kept;
+    }
+    return kept;
+  };
+  PairStream stream(set, nullptr, spec, options);
+  EXPECT_EQ(drain(stream), expected);
+  EXPECT_FALSE(stream.error());
+}
+
 TEST(PairStream, DeliversTheSamePairsAsRunJoin) {
   const Points left = blob_points(3000, 2, 5, 2.0, 7);
   const Points right = blob_points(2000, 2, 5, 2.0, 8);

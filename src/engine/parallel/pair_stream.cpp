@@ -16,7 +16,9 @@ class PairStream::QueueSink : public PairSink {
   void progress(std::uint64_t candidates_done) override {
     stream_.candidates_done_.store(candidates_done);
   }
-  BatchQueue* shared_queue() override { return &stream_.queue_; }
+  BatchQueue* shared_queue() override {
+    return stream_.options_.map_pairs ? nullptr : &stream_.queue_;
+  }
 
  private:
   PairStream& stream_;
@@ -65,6 +67,15 @@ bool PairStream::push(const PairBatch& batch) {
     staging_.distance.assign(batch.distance, batch.distance + batch.size);
   else
     staging_.distance.clear();
+  if (options_.map_pairs) {
+    const std::size_t kept =
+        options_.map_pairs(staging_.left.data(), staging_.right.data(),
+                           options_.keep_distance ? staging_.distance.data() : nullptr, batch.size);
+    staging_.left.resize(kept);
+    staging_.right.resize(kept);
+    if (options_.keep_distance) staging_.distance.resize(kept);
+    if (kept == 0) return producer_keep_going();
+  }
   if (!queue_.push(staging_)) return false;
   return producer_keep_going();
 }

@@ -37,6 +37,11 @@ class PairStream : public BatchSource {
     // Called on the producer thread before the join (e.g. the GPU this thread's joins use);
     // what it throws is the stream's error.
     std::function<void()> on_start;
+    // Applied on the producer thread to each batch before it is queued: rewrites its pairs in
+    // place (left, right, distance; distance null without keep_distance) and returns how many
+    // of the first it keeps. The engine's workers then hand their batches to the producer
+    // (PairSink::consume) instead of pushing them into the queue themselves.
+    std::function<std::size_t(std::uint32_t*, std::uint32_t*, double*, std::size_t)> map_pairs;
   };
 
   // Starts the join on the producer thread. The point sets' coordinates must stay valid and

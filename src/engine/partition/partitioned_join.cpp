@@ -5,7 +5,6 @@
 #include <exception>
 #include <memory>
 
-#include "engine/parallel/batch_pipeline.h"
 #include "engine/parallel/pair_stream.h"
 
 namespace simjoin {
@@ -112,6 +111,21 @@ JoinStats run_partitioned_join(const PointSet& left, const PointSet* right, cons
       stream_options.interrupted = options.interrupted;
       if (options.on_region_thread)
         stream_options.on_start = [&options, r = part.region] { options.on_region_thread(r); };
+      // The caller's indices, mapped on the region's own thread (the regions in parallel).
+      stream_options.map_pairs = [&part](std::uint32_t* l, std::uint32_t* o, double* d,
+                                         std::size_t size) {
+        std::size_t kept = 0;
+        for (std::size_t k = 0; k < size; ++k) {
+          const std::uint32_t left_index = (*part.left_index)[l[k]];
+          const std::uint32_t right_index = (*part.right_index)[o[k]];
+          if (part.unique && !(left_index < right_index)) continue;
+          l[kept] = left_index;
+          o[kept] = right_index;
+          d[kept] = d[k];
+          ++kept;
+        }
+        return kept;
+      };
       started[next_part] = Clock::now();
       streams[next_part] = std::make_unique<PairStream>(
           part.left, part.right.n > 0 ? &part.right : nullptr, part.spec, stream_options);
@@ -121,7 +135,6 @@ JoinStats run_partitioned_join(const PointSet& left, const PointSet* right, cons
 
   JoinStats total;
   std::exception_ptr error;
-  OwnedPairBatch merged;
   // One step of part p: its next batch (mapped, filtered, to the sink) or its end. Whether
   // anything came.
   std::size_t last_active = 0;
@@ -131,22 +144,12 @@ JoinStats run_partitioned_join(const PointSet& left, const PointSet* right, cons
     const BatchSource::Next next = streams[p]->next(&batch, wait);
     if (next == BatchSource::Next::Timeout) return false;
     last_active = p;
-    if (next == BatchSource::Next::Batch) {
-      merged.clear();
-      for (std::size_t k = 0; k < batch.size; ++k) {
-        const std::uint32_t l = (*part.left_index)[batch.left[k]];
-        const std::uint32_t o = (*part.right_index)[batch.right[k]];
-        if (part.unique && !(l < o)) continue;
-        merged.left.push_back(l);
-        merged.right.push_back(o);
-        merged.distance.push_back(batch.distance[k]);
-      }
-      region_runs[part.region].pairs += merged.size();
-      total.pairs += merged.size();
-      if (merged.size() > 0) {
-        ++total.batches;
-        if (!sink.consume(merged.view())) total.stopped = true;
-      }
+    if (next == BatchSource::Next::Batch) {  // mapped by the region's thread (map_pairs)
+      region_runs[part.region].pairs += batch.size;
+      total.pairs += batch.size;
+      ++total.batches;
+      if (!sink.consume(PairBatch{batch.left, batch.right, batch.distance, batch.size}))
+        total.stopped = true;
       return true;
     }
     if (streams[p]->error()) error = streams[p]->error();

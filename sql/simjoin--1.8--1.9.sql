@@ -39,7 +39,9 @@ IS 'the regions of a region plan a point is stored in: its home region (halo fal
 -- the coordinator's partitioned table `target` (default <source>_sharded, in source's schema)
 -- of foreign partitions <target>_<i>, each a table <target>_l<layout>_<i> on its server (through
 -- dblink, created first on every server; the previous layout's tables are dropped only once the
--- new one is complete). Returns the plan.
+-- new one is complete). Returns the plan. Like every function of the extension it sets no
+-- parameter: every name in its body is schema-qualified, and operators resolve in pg_catalog,
+-- which is searched first.
 CREATE FUNCTION @extschema@.simjoin_shard_table(
     source pg_catalog.regclass,
     servers pg_catalog.text[],
@@ -52,7 +54,6 @@ CREATE FUNCTION @extschema@.simjoin_shard_table(
     plan pg_catalog.jsonb DEFAULT NULL)
 RETURNS pg_catalog.jsonb
 LANGUAGE plpgsql VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
-SET search_path = pg_catalog, pg_temp
 AS $shard$
 DECLARE
   region_count pg_catalog.int4 := pg_catalog.cardinality(servers);
@@ -181,9 +182,10 @@ BEGIN
                               schema_name, target_name, i - 1, servers[i], schema_name,
                               remote_names[i]);
   END LOOP;
-  EXECUTE pg_catalog.format('INSERT INTO %I.%I SELECT %s, r.region, r.halo FROM %s s '
+  EXECUTE pg_catalog.format('INSERT INTO %I.%I SELECT %s, r.region, r.halo FROM %I.%I s '
                             'CROSS JOIN LATERAL @extschema@.simjoin_point_regions(s.%I, $1) r%s',
-                            schema_name, target_name, column_list, source, vector_column,
+                            schema_name, target_name, column_list, schema_name, source_name,
+                            vector_column,
                             CASE WHEN halo THEN '' ELSE ' WHERE NOT r.halo' END)
     USING plan;
 

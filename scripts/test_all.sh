@@ -118,6 +118,15 @@ fi
 
 pg_cluster_stop
 
+# A suite that prints "ok ..." / "not ok ..." lines and ends with "NAME: ..." (missing: it did not
+# finish, one failure): its counts into passed and failed.
+count_suite() {  # NAME LOG
+  local p f
+  p=$(grep -cE '^ok ' "$2"); f=$(grep -cE '^not ok ' "$2")
+  grep -q "^$1: " "$2" || f=$((f + 1))
+  passed=$((passed + p)); failed=$((failed + f))
+}
+
 # The GPU service's shared-memory path on its own cluster (preloaded, the CPU engine as the
 # service's device): the pg_regress suite through service jobs, faults, cancel in every state, a
 # full ledger, a killed service, many sessions. Each check counts. The GPU machine runs the same
@@ -126,9 +135,7 @@ if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
   echo "== GPU service (test/service, CPU test device)"
   SIMJOIN_TEST_LOGS=$log_dir bash test/service/service_test.sh >"$log_dir/service.log" 2>&1
   grep -E '^not ok|^service: ' "$log_dir/service.log"
-  p=$(grep -cE '^ok ' "$log_dir/service.log"); f=$(grep -cE '^not ok ' "$log_dir/service.log")
-  grep -q '^service: ' "$log_dir/service.log" || f=$((f + 1))
-  passed=$((passed + p)); failed=$((failed + f))
+  count_suite service "$log_dir/service.log"
 fi
 
 # Sessions ended mid-join (test/session_death): pg_terminate_backend and dropped connections at
@@ -139,9 +146,7 @@ if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
   SIMJOIN_TEST_LOGS=$log_dir bash test/session_death/session_death.sh --rounds "${SIMJOIN_SESSION_DEATH_ROUNDS:-60}" \
     >"$log_dir/session_death.log" 2>&1
   grep -E '^(ok|not ok) ' "$log_dir/session_death.log"
-  p=$(grep -cE '^ok ' "$log_dir/session_death.log"); f=$(grep -cE '^not ok ' "$log_dir/session_death.log")
-  grep -q '^session_death: ' "$log_dir/session_death.log" || f=$((f + 1))
-  passed=$((passed + p)); failed=$((failed + f))
+  count_suite session_death "$log_dir/session_death.log"
 fi
 
 # One table sharded over three servers with postgres_fdw (test/shards): a coordinator and three
@@ -150,9 +155,7 @@ if [ -z "${SIMJOIN_EXISTING_SERVER:-}" ]; then
   echo "== shards (test/shards)"
   SIMJOIN_TEST_LOGS=$log_dir bash test/shards/shard_test.sh >"$log_dir/shards.log" 2>&1
   grep -E '^(not ok|shards: )' "$log_dir/shards.log"
-  p=$(grep -cE '^ok ' "$log_dir/shards.log"); f=$(grep -cE '^not ok ' "$log_dir/shards.log")
-  grep -q '^shards: ' "$log_dir/shards.log" || f=$((f + 1))
-  passed=$((passed + p)); failed=$((failed + f))
+  count_suite shards "$log_dir/shards.log"
 fi
 
 # The Debian package, built from a copy of the tree and checked (scripts/package_test.sh; no server

@@ -1,7 +1,7 @@
 #include "engine/partition/partitioned_join.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <memory>
 
@@ -29,19 +29,25 @@ void append(std::vector<double>* coords, std::vector<std::uint32_t>* index, cons
   index->push_back(static_cast<std::uint32_t>(i));
 }
 
+// Each point's regions found once (in a self-join reach() gives its home first, then its halo).
 std::vector<RegionInput> split_inputs(const PointSet& left, const PointSet* right,
                                       const RegionPartition& partition) {
   std::vector<RegionInput> inputs(partition.regions());
-  for (std::size_t i = 0; i < left.n; ++i) {
-    RegionInput& input = inputs[partition.home(left.point(i), left.dim)];
-    append(&input.left_coords, &input.left_index, left, i);
-  }
-  const PointSet& other = right ? *right : left;
   std::vector<std::size_t> reach;
-  for (std::size_t j = 0; j < other.n; ++j) {
-    partition.reach(other.point(j), other.dim, &reach);
-    for (std::size_t k = right ? 0 : 1; k < reach.size(); ++k)  // self: the halo (home first)
-      append(&inputs[reach[k]].right_coords, &inputs[reach[k]].right_index, other, j);
+  for (std::size_t i = 0; i < left.n; ++i) {
+    if (right) {  // two sets: the left side's homes; the right side's reach below
+      RegionInput& home = inputs[partition.home(left.point(i), left.dim)];
+      append(&home.left_coords, &home.left_index, left, i);
+      continue;
+    }
+    partition.reach(left.point(i), left.dim, &reach);
+    append(&inputs[reach[0]].left_coords, &inputs[reach[0]].left_index, left, i);
+    for (std::size_t k = 1; k < reach.size(); ++k)
+      append(&inputs[reach[k]].right_coords, &inputs[reach[k]].right_index, left, i);
+  }
+  for (std::size_t j = 0; right && j < right->n; ++j) {
+    partition.reach(right->point(j), right->dim, &reach);
+    for (std::size_t r : reach) append(&inputs[r].right_coords, &inputs[r].right_index, *right, j);
   }
   return inputs;
 }

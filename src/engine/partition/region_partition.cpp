@@ -21,23 +21,17 @@ constexpr std::size_t kMinWeightSample = 128;
 constexpr std::size_t kMaxWeightSample = 1024;
 
 // How far apart, per the metric, two points within eps may be in the partition's space: eps, or
-// for cosine the chord between unit vectors, sqrt(2 eps) (1 - cos = |u - v|^2 / 2), taken with
-// eps raised by 5e-10, far above the rounding of a computed cosine distance (its cancellation
-// leaves an absolute error near (dim + 3) 2^-53). NaN: nothing matches.
-double partition_reach(Metric metric, double eps) {
+// for cosine the distance between their unit vectors that the engine's cosine join proves
+// (cosine_candidate_radius). NaN: nothing matches.
+double partition_reach(Metric metric, double eps, std::size_t dim) {
   if (!(eps >= 0.0)) return std::nan("");
-  if (metric != Metric::Cosine) return eps;
-  return eps >= 2.0 ? kInfinity : std::sqrt(2.0 * (eps + 5e-10));
+  return metric == Metric::Cosine ? cosine_candidate_radius(eps, dim) : eps;
 }
 
-// The unit vector of `point` into out (the cosine's direction); false without one.
-bool unit_vector(const double* point, std::size_t dim, double* out) {
-  const int exponent = cosine_scale_exponent(point, dim);
-  if (exponent == kNoDirection) return false;
-  for (std::size_t j = 0; j < dim; ++j) out[j] = cosine_scaled(point[j], exponent);
-  const double norm = cosine_norm_of_scaled(out, dim);
-  for (std::size_t j = 0; j < dim; ++j) out[j] /= norm;
-  return true;
+// The unit vector of `point` into unit (the cosine's direction, as the engine's cosine join
+// computes it); false without one. `scaled`: dim doubles of scratch.
+bool unit_vector(const double* point, std::size_t dim, double* scaled, double* unit) {
+  return !std::isnan(cosine_prepare(point, dim, scaled, unit));
 }
 
 // The gap between a point and a box along one split dimension (0 inside).
@@ -64,7 +58,7 @@ class Cutter {
     for (std::size_t m : members) total += weights_[m];
     const double target = total * static_cast<double>(below_regions) / regions;
 
-    std::size_t axis = widest_axis(members, box);
+    std::size_t axis = widest_axis(members);
     double cut_at = std::nan("");
     for (std::size_t tries = 0; tries < coords_.size() && std::isnan(cut_at); ++tries) {
       cut_at = quantile_cut(&members, axis, target);
@@ -83,7 +77,7 @@ class Cutter {
 
  private:
   // The split dimension where the members spread most (the first on ties or without members).
-  std::size_t widest_axis(const std::vector<std::size_t>& members, const RegionBox&) const {
+  std::size_t widest_axis(const std::vector<std::size_t>& members) const {
     std::size_t best = 0;
     double best_spread = -1.0;
     for (std::size_t a = 0; a < coords_.size(); ++a) {
@@ -120,8 +114,8 @@ class Cutter {
     return cut_at;
   }
 
-  // A cut for a box whose members cannot be told apart: at its lower bound (an empty region
-  // below) or, unbounded, at 0 or the members' value.
+  // A cut for a box whose members cannot be told apart: at its lower bound (the region below
+  // empty), else at its upper bound (the region above empty), else at -inf (the one below).
   double empty_cut(const RegionBox& box, std::size_t axis) const {
     if (std::isfinite(box.lower[axis])) return box.lower[axis];
     if (std::isfinite(box.upper[axis])) return box.upper[axis];
@@ -144,15 +138,13 @@ bool RegionPartition::split_coordinates(const double* point, std::size_t dim, do
     for (std::size_t a = 0; a < dims_.size(); ++a) out[a] = point[dims_[a]];
     return true;
   }
-  std::vector<double> unit(dim);
-  if (!unit_vector(point, dim, unit.data())) return false;
+  std::vector<double> scaled(dim), unit(dim);
+  if (!unit_vector(point, dim, scaled.data(), unit.data())) return false;
   for (std::size_t a = 0; a < dims_.size(); ++a) out[a] = unit[dims_[a]];
   return true;
 }
 
-std::size_t RegionPartition::home(const double* point, std::size_t dim) const {
-  std::vector<double> x(dims_.size());
-  if (!split_coordinates(point, dim, x.data())) return 0;
+std::size_t RegionPartition::box_of(const double* x) const {
   for (std::size_t r = 0; r < boxes_.size(); ++r) {
     bool inside = true;
     for (std::size_t a = 0; a < dims_.size() && inside; ++a) {
@@ -164,19 +156,24 @@ std::size_t RegionPartition::home(const double* point, std::size_t dim) const {
   return 0;
 }
 
+std::size_t RegionPartition::home(const double* point, std::size_t dim) const {
+  std::vector<double> x(dims_.size());
+  return split_coordinates(point, dim, x.data()) ? box_of(x.data()) : 0;
+}
+
 void RegionPartition::reach(const double* point, std::size_t dim,
                             std::vector<std::size_t>* regions) const {
   regions->clear();
-  const std::size_t home_region = home(point, dim);
+  std::vector<double> x(dims_.size());
+  const bool placed = split_coordinates(point, dim, x.data());
+  const std::size_t home_region = placed ? box_of(x.data()) : 0;
   regions->push_back(home_region);
-  const double width = partition_reach(metric_, eps_);
-  if (!(width >= 0.0)) return;
+  const double width = partition_reach(metric_, eps_, dim);
+  if (!placed || !(width >= 0.0)) return;
   // A NaN coordinate never matches; an infinite one only within an infinite eps.
   for (std::size_t j = 0; j < dim; ++j) {
     if (std::isnan(point[j]) || (std::isinf(point[j]) && width != kInfinity)) return;
   }
-  std::vector<double> x(dims_.size());
-  if (!split_coordinates(point, dim, x.data())) return;
   // Rounding in the pair's distance and in the gap: a relative margin far above both, and an
   // absolute one for squares that underflow (a difference below 1e-162 squares to 0, so such
   // points can be at distance 0). Harmless: a point too many in a halo is never paired twice,
@@ -200,7 +197,8 @@ std::vector<double> work_weights(const std::vector<const double*>& sample, std::
                                  Metric metric, double reach, std::size_t population) {
   std::vector<double> weights(sample.size(), 1.0);
   if (sample.empty() || !(reach >= 0.0)) return weights;
-  const double budget = kWeightBudget / (static_cast<double>(sample.size()) * std::max<std::size_t>(dim, 1));
+  const double budget =
+      kWeightBudget / (static_cast<double>(sample.size()) * std::max<std::size_t>(dim, 1));
   const std::size_t count = std::min(
       sample.size(), std::clamp<std::size_t>(static_cast<std::size_t>(budget), kMinWeightSample,
                                              kMaxWeightSample));
@@ -227,8 +225,9 @@ RegionPartition plan_regions(const PointSet& points, const RegionPlanOptions& op
   std::vector<double> units;
   if (options.metric == Metric::Cosine) {
     units.resize(sample.size() * dim);
+    std::vector<double> scaled(dim);
     std::size_t kept = 0;
-    for (const double* p : sample) kept += unit_vector(p, dim, &units[kept * dim]);
+    for (const double* p : sample) kept += unit_vector(p, dim, scaled.data(), &units[kept * dim]);
     sample.resize(kept);
     for (std::size_t i = 0; i < kept; ++i) sample[i] = &units[i * dim];
   }
@@ -247,8 +246,8 @@ RegionPartition plan_regions(const PointSet& points, const RegionPlanOptions& op
 
   const std::vector<double> weights =
       options.split == RegionSplit::Work
-          ? work_weights(sample, dim, options.metric, partition_reach(options.metric, options.eps),
-                         points.n)
+          ? work_weights(sample, dim, options.metric,
+                         partition_reach(options.metric, options.eps, dim), points.n)
           : std::vector<double>(sample.size(), 1.0);
   std::vector<std::vector<double>> coords(axes, std::vector<double>(sample.size()));
   for (std::size_t a = 0; a < axes; ++a)

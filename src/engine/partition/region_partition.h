@@ -42,15 +42,17 @@ class RegionPartition {
   std::size_t home(const double* point, std::size_t dim) const;
 
   // *regions = the home region, then every other region a partner within eps may lie in: boxes
-  // within eps of the point in the metric (cosine: the chord of eps on unit vectors), with a
-  // margin for rounding. Only the home region for a point that can match nothing (a NaN
-  // coordinate, or an infinite one with a finite eps).
+  // within eps of the point in the metric (cosine: the engine's chord of eps on unit vectors,
+  // cosine_candidate_radius), with a margin for rounding. Only the home region for a point that
+  // can match nothing (a NaN coordinate, or an infinite one with a finite eps).
   void reach(const double* point, std::size_t dim, std::vector<std::size_t>* regions) const;
 
  private:
   // The point in the partition's space (cosine: its unit vector) at the split dimensions; false
   // when it has no place there (no direction, for cosine).
   bool split_coordinates(const double* point, std::size_t dim, double* out) const;
+  // The region whose box holds split coordinates x (0 when none does: a NaN).
+  std::size_t box_of(const double* x) const;
 
   Metric metric_ = Metric::Euclidean;
   double eps_ = 0.0;

@@ -80,7 +80,6 @@ RegionSplit split_argument(FunctionCallInfo fcinfo, int argument) {
 // deleted when the function's memory context goes).
 struct PlanCache {
   Jsonb* plan_copy;
-  RegionPlanData data;
   RegionPartition* partition;
 };
 
@@ -111,7 +110,6 @@ PlanCache* cached_plan(FunctionCallInfo fcinfo, Jsonb* plan) {
   Jsonb* copy = static_cast<Jsonb*>(palloc(VARSIZE(plan)));
   memcpy(copy, plan, VARSIZE(plan));
   MemoryContextSwitchTo(old);
-  cache->data = data;
   cache->partition = cpp_guard([&] { return new RegionPartition(region_partition(data)); });
   cache->plan_copy = copy;
   return cache;
@@ -199,14 +197,15 @@ extern "C" Datum simjoin_point_regions(PG_FUNCTION_ARGS) {
     ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                     errmsg("simjoin: the region plan is NULL")));
   PlanCache* cache = cached_plan(fcinfo, PG_GETARG_JSONB_P(1));
-  int* region = static_cast<int*>(palloc(sizeof(int) * cache->data.regions));
+  const RegionPartition& partition = *cache->partition;
+  int* region = static_cast<int*>(palloc(sizeof(int) * partition.regions()));
   int count = 1;
   region[0] = 0;
   if (!PG_ARGISNULL(0)) {
     const Datum point = PointerGetDatum(PG_GETARG_ARRAYTYPE_P(0));
     const int dim = vector_length(point, nullptr, nullptr);
     int needed = 0;
-    for (int a = 0; a < cache->data.axes; ++a) needed = std::max(needed, cache->data.dims[a] + 1);
+    for (size_t axis : partition.dims()) needed = std::max(needed, static_cast<int>(axis) + 1);
     if (dim < needed)
       ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                       errmsg("simjoin: a point of %d dimensions, but the region plan splits "
@@ -215,7 +214,7 @@ extern "C" Datum simjoin_point_regions(PG_FUNCTION_ARGS) {
     read_vector(point, dim, coords, nullptr, nullptr);
     cpp_guard([&] {
       std::vector<size_t> reach;
-      cache->partition->reach(coords, static_cast<size_t>(dim), &reach);
+      partition.reach(coords, static_cast<size_t>(dim), &reach);
       count = static_cast<int>(reach.size());
       for (int k = 0; k < count; ++k) region[k] = static_cast<int>(reach[k]);
     });

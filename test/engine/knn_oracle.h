@@ -23,15 +23,17 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Per left point, its neighbours in order.
 using Neighbours = std::map<std::uint32_t, std::vector<Pair>>;
 
-inline Neighbours oracle_knn(const Points& left, const Points* right, const KnnSpec& spec) {
-  const Points& other = right ? *right : left;
+// Every partner of every left point by distance(i, j), sorted by (distance, index), those
+// within eps, the first k.
+template <typename Distance>
+Neighbours oracle_knn_by(std::size_t left_n, std::size_t right_n, bool self, const KnnSpec& spec,
+                         const Distance& distance) {
   Neighbours result;
-  for (std::uint32_t i = 0; i < left.n(); ++i) {
+  for (std::uint32_t i = 0; i < left_n; ++i) {
     std::vector<Pair> partners;
-    for (std::uint32_t j = 0; j < other.n(); ++j) {
-      if (!right && !spec.include_self && i == j) continue;
-      const double d =
-          exact_distance(left.set().point(i), other.set().point(j), left.dim, spec.metric);
+    for (std::uint32_t j = 0; j < right_n; ++j) {
+      if (self && !spec.include_self && i == j) continue;
+      const double d = distance(i, j);
       if (d <= spec.eps) partners.push_back({i, j, d});
     }
     std::sort(partners.begin(), partners.end(), [](const Pair& a, const Pair& b) {
@@ -41,6 +43,15 @@ inline Neighbours oracle_knn(const Points& left, const Points* right, const KnnS
     if (!partners.empty()) result[i] = partners;
   }
   return result;
+}
+
+inline Neighbours oracle_knn(const Points& left, const Points* right, const KnnSpec& spec) {
+  const Points& other = right ? *right : left;
+  return oracle_knn_by(left.n(), other.n(), right == nullptr, spec,
+                       [&](std::uint32_t i, std::uint32_t j) {
+                         return exact_distance(left.set().point(i), other.set().point(j),
+                                               left.dim, spec.metric);
+                       });
 }
 
 inline bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }

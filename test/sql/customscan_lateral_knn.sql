@@ -10,30 +10,7 @@ LOAD 'simjoin';
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 
--- nn_compare(query): whether the Nearest Scan plans it, the row counts with and without it and
--- the rows only one of the two plans returns (multiset difference, both ways).
-CREATE FUNCTION pg_temp.nn_compare(query text,
-    OUT nearest_scan boolean, OUT rows_scan bigint, OUT rows_native bigint,
-    OUT only_scan bigint, OUT only_native bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  nearest_scan := false;
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-    IF line LIKE '%Custom Scan (SimJoin Nearest Scan)%' THEN nearest_scan := true; END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE nn_on AS ' || query;
-  PERFORM set_config('simjoin.enable_nearest_scan', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE nn_off AS ' || query;
-  PERFORM set_config('simjoin.enable_nearest_scan', 'on', true);
-  SELECT count(*) INTO rows_scan FROM nn_on;
-  SELECT count(*) INTO rows_native FROM nn_off;
-  SELECT count(*) INTO only_scan FROM (SELECT * FROM nn_on EXCEPT ALL SELECT * FROM nn_off) d;
-  SELECT count(*) INTO only_native FROM (SELECT * FROM nn_off EXCEPT ALL SELECT * FROM nn_on) d;
-  DROP TABLE nn_on;
-  DROP TABLE nn_off;
-END $$;
+\i test/sql/include/nn_compare.sql
 
 SELECT setseed(0.37);
 -- b: random 3-D float8[] points (no ties), a category, NULL keys, wild keys (NaN, infinite,
@@ -285,5 +262,58 @@ INSERT INTO nn_gb VALUES (9102, 3, 'SRID=4326;POINT(0.5 0.5)');
 SELECT q.id, n.id FROM nn_gq q
   CROSS JOIN LATERAL (SELECT b.id FROM nn_gb b ORDER BY q.g <-> b.g LIMIT 3) n;
 DROP TABLE nn_gb, nn_gq;
+
+-- 13. PostGIS geography points: the rows taken in the chord order of their unit normals and
+-- measured by the ORDER BY's own expression (ST_Distance on the spheroid or the sphere, <->)
+-- until the nearest is certain (Rows Measured: about the LIMIT's rows per loop, not all); a line
+-- and an empty point are wild rows; a row of another SRID raises PostGIS's error in both plans.
+-- Distances tie (two places at one spot), so only (outer id, distance) are compared.
+\i test/sql/include/places_ch.sql
+CREATE TABLE nn_geo AS SELECT geonameid AS id, (geonameid % 4)::int AS cat,
+  ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)::geography AS g FROM places;
+INSERT INTO nn_geo VALUES (1, 3, 'SRID=4326;LINESTRING(8 47, 8.1 47.1)'),
+  (2, 3, 'SRID=4326;POINT EMPTY'), (3, 3, NULL), (4, 3, 'SRID=4326;POINT(8.5 47.3)'),
+  (5, 3, 'SRID=4326;POINT(8.5 47.3)'), (6, 3, 'SRID=4326;POINT(179.9999 0)'),
+  (7, 3, 'SRID=4326;POINT(-179.9999 0)');
+CREATE TABLE nn_geoq AS SELECT id, g FROM nn_geo WHERE id % 13 = 0 OR id < 8;
+ANALYZE nn_geo;
+ANALYZE nn_geoq;
+EXPLAIN (COSTS OFF) SELECT q.id, n.id FROM nn_geoq q
+  CROSS JOIN LATERAL (SELECT b.id FROM nn_geo b ORDER BY ST_Distance(q.g, b.g) LIMIT 3) n;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT q.id, n.id FROM nn_geoq q
+  CROSS JOIN LATERAL (SELECT b.id FROM nn_geo b ORDER BY ST_Distance(q.g, b.g) LIMIT 3) n;
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.d FROM nn_geoq q
+  CROSS JOIN LATERAL (SELECT ST_Distance(q.g, b.g) AS d FROM nn_geo b
+                      ORDER BY ST_Distance(q.g, b.g) LIMIT 5) n$$);
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.d FROM nn_geoq q
+  CROSS JOIN LATERAL (SELECT ST_Distance(b.g, q.g, false) AS d FROM nn_geo b
+                      ORDER BY ST_Distance(b.g, q.g, false) LIMIT 7) n$$);
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.d FROM nn_geoq q
+  CROSS JOIN LATERAL (SELECT q.g <-> b.g AS d FROM nn_geo b ORDER BY q.g <-> b.g LIMIT 4) n$$);
+-- The order per outer row, quals (a constant one, one on the outer row), LEFT JOIN, and k
+-- beyond b's rows (every row, the wild ones measured, NULL distances last).
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.ds FROM nn_geoq q CROSS JOIN LATERAL (
+  SELECT array_agg(d) AS ds FROM (SELECT ST_Distance(q.g, b.g) AS d FROM nn_geo b
+    WHERE b.cat = 3 AND b.id <> q.id ORDER BY ST_Distance(q.g, b.g) LIMIT 12) s) n$$);
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.d FROM nn_geoq q
+  LEFT JOIN LATERAL (SELECT ST_Distance(q.g, b.g) AS d FROM nn_geo b WHERE b.id < 0
+                     ORDER BY ST_Distance(q.g, b.g) LIMIT 2) n ON true$$);
+SET enable_sort = off;
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.ds FROM nn_geoq q CROSS JOIN LATERAL (
+  SELECT array_agg(d) AS ds FROM (SELECT ST_Distance(q.g, b.g) AS d FROM nn_geo b
+    ORDER BY ST_Distance(q.g, b.g) LIMIT 5000) s) n WHERE q.id < 8$$);
+RESET enable_sort;
+-- Across the antimeridian: the nearest of 6 is 7, 22 m away.
+SELECT q.id, n.id, round(n.d::numeric, 3) AS metres FROM nn_geoq q CROSS JOIN LATERAL (
+  SELECT b.id, ST_Distance(q.g, b.g) AS d FROM nn_geo b WHERE b.id <> q.id
+  ORDER BY ST_Distance(q.g, b.g) LIMIT 1) n WHERE q.id IN (6, 7) ORDER BY 1;
+INSERT INTO nn_geo VALUES (8, 3, 'SRID=4269;POINT(8 47)');
+SELECT q.id, n.id FROM nn_geoq q
+  CROSS JOIN LATERAL (SELECT b.id FROM nn_geo b ORDER BY ST_Distance(q.g, b.g) LIMIT 3) n;
+SET simjoin.enable_nearest_scan = off;
+SELECT q.id, n.id FROM nn_geoq q
+  CROSS JOIN LATERAL (SELECT b.id FROM nn_geo b ORDER BY ST_Distance(q.g, b.g) LIMIT 3) n;
+RESET simjoin.enable_nearest_scan;
+DROP TABLE nn_geo, nn_geoq, places;
 \endif
 DROP TABLE nn_b, nn_q, nn_b4, nn_q4, nn_grid, nn_empty;

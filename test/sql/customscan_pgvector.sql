@@ -169,6 +169,69 @@ DELETE FROM cs_fb WHERE id = 301;
 SELECT * FROM pg_temp.cs_compare(
   'SELECT a.id AS a, b.id AS b FROM cs_fa a JOIN cs_fb b ON a.v <+> b.v <= 1');
 DROP TABLE cs_fa, cs_fb;
+
+-- 5. The SimJoin Nearest Scan on pgvector: LATERAL (... ORDER BY q.v <-> b.v LIMIT k). pgvector
+-- computes in single precision, so the rows are taken in the engine's order and measured by
+-- pgvector's operator until the nearest is certain (Rows Measured); rows whose float4 sums are
+-- not the distance (huge, tiny, zero vectors) are wild rows, measured on every loop. Compared
+-- with PostgreSQL's plan (simjoin.enable_nearest_scan = off) as (outer id, distances in order).
+\i test/sql/include/nn_compare.sql
+SELECT setseed(0.21);
+CREATE TABLE cs_nb (id int, cat int, v vector(16));
+INSERT INTO cs_nb SELECT i, i % 3, (SELECT array_agg(round((random() * 4)::numeric, 2))
+  FROM generate_series(1, 16) WHERE i > 0)::real[]::vector FROM generate_series(1, 3000) i;
+INSERT INTO cs_nb SELECT 9000 + id, 0, v FROM cs_nb WHERE id <= 40;  -- duplicates: ties
+INSERT INTO cs_nb VALUES (9901, 0, NULL), (9902, 0, array_fill(0, ARRAY[16])::real[]::vector),
+  (9903, 0, array_fill(1e30, ARRAY[16])::real[]::vector),
+  (9904, 0, array_fill(1e-30, ARRAY[16])::real[]::vector);
+CREATE TABLE cs_nq AS SELECT id, v FROM cs_nb WHERE id % 97 = 0 OR id > 9900;
+ANALYZE cs_nb;
+ANALYZE cs_nq;
+EXPLAIN (COSTS OFF) SELECT q.id, n.id FROM cs_nq q
+  CROSS JOIN LATERAL (SELECT b.id FROM cs_nb b ORDER BY q.v <-> b.v LIMIT 5) n;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT q.id, n.id FROM cs_nq q
+  CROSS JOIN LATERAL (SELECT b.id FROM cs_nb b ORDER BY q.v <-> b.v LIMIT 5) n;
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.ds FROM cs_nq q CROSS JOIN LATERAL (
+  SELECT array_agg(d) AS ds FROM (SELECT q.v <-> b.v AS d FROM cs_nb b
+                                  ORDER BY q.v <-> b.v LIMIT 6) s) n$$);
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.ds FROM cs_nq q CROSS JOIN LATERAL (
+  SELECT array_agg(d) AS ds FROM (SELECT b.v <+> q.v AS d FROM cs_nb b WHERE b.cat <> 1
+                                  ORDER BY b.v <+> q.v LIMIT 9) s) n$$);
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.ds FROM cs_nq q CROSS JOIN LATERAL (
+  SELECT array_agg(d) AS ds FROM (SELECT q.v <=> b.v AS d FROM cs_nb b WHERE b.id <> q.id
+                                  ORDER BY q.v <=> b.v LIMIT 4) s) n$$);
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.d FROM cs_nq q LEFT JOIN LATERAL (
+  SELECT l2_distance(q.v, b.v) AS d FROM cs_nb b ORDER BY l2_distance(q.v, b.v) LIMIT 3) n
+  ON true$$);
+SELECT * FROM pg_temp.nn_compare($$SELECT q.id, n.d FROM cs_nq q CROSS JOIN LATERAL (
+  SELECT cosine_distance(q.v, b.v) AS d FROM cs_nb b ORDER BY cosine_distance(q.v, b.v)
+  LIMIT 7) n$$);
+DROP TABLE cs_nb, cs_nq;
+
+-- 6. The functions on a pgvector column (vector, halfvec): read as their real[] values, the
+-- distances simjoin's own in double on them, so the rows equal the same call on a real[] copy.
+\i test/sql/include/rows_differ.sql
+CREATE TABLE cs_pv (id int PRIMARY KEY, v vector(3));
+INSERT INTO cs_pv SELECT i, ARRAY[i % 11, i % 7, (i % 5) * 0.5]::real[]::vector
+  FROM generate_series(1, 600) i;
+INSERT INTO cs_pv VALUES (601, NULL);
+CREATE TABLE cs_pr AS SELECT id, v::real[] AS v FROM cs_pv;
+ALTER TABLE cs_pr ADD PRIMARY KEY (id);
+CREATE TABLE cs_ph AS SELECT id, v::halfvec AS h FROM cs_pv;
+ALTER TABLE cs_ph ADD PRIMARY KEY (id);
+SELECT rows_differ($$SELECT * FROM similarity_join('cs_pv', 'cs_pv', 1.5)$$,
+                   $$SELECT * FROM similarity_join('cs_pr', 'cs_pr', 1.5)$$);
+SELECT rows_differ($$SELECT * FROM similarity_join('cs_ph', 'cs_pv', 2, metric => 'manhattan')$$,
+                   $$SELECT * FROM similarity_join('cs_pr', 'cs_pr', 2, metric => 'manhattan')$$);
+SELECT rows_differ($$SELECT * FROM similarity_join_stats('cs_pv', 'cs_pv', 1)$$,
+                   $$SELECT * FROM similarity_join_stats('cs_pr', 'cs_pr', 1)$$);
+SELECT rows_differ($$SELECT * FROM similarity_knn_join('cs_pv', 'cs_pv', 4, metric => 'cosine')$$,
+                   $$SELECT * FROM similarity_knn_join('cs_pr', 'cs_pr', 4, metric => 'cosine')$$);
+SELECT rows_differ($$SELECT * FROM simjoin_dbscan('cs_pv', 1, 5)$$,
+                   $$SELECT * FROM simjoin_dbscan('cs_pr', 1, 5)$$);
+SELECT count(*) FROM similarity_join('cs_pv', 'cs_pv', 0);
+DROP TABLE cs_pv, cs_pr, cs_ph;
+DROP FUNCTION rows_differ(text, text);
 \else
 \echo 'pgvector is not available: pgvector tests skipped'
 \endif

@@ -1,9 +1,10 @@
 -- similarity_join() on a PostGIS geography point column: eps in metres on the spheroid, each
 -- engine candidate decided by PostGIS's own ST_DWithin and measured by its ST_Distance, so the
 -- rows equal PostGIS's own join (self, unique pairs, two tables, uuid keys, a pair across the
--- antimeridian, NULL geographies skipped); similarity_join_stats and simjoin_dbscan the same way.
--- Refused with a clear error: the kNN function on a geography, a geography beside a vector
--- column, a metric, a non-point, mixed SRIDs.
+-- antimeridian, NULL geographies skipped); similarity_join_stats, simjoin_dbscan and
+-- similarity_knn_join the same way (the k nearest by PostGIS's ST_Distance, ties by key).
+-- Refused with a clear error: a geography beside a vector column, a metric, a non-point, mixed
+-- SRIDs.
 -- Real data: GeoNames places in Switzerland.
 \i test/sql/include/postgis.sql
 \if :has_postgis
@@ -89,9 +90,45 @@ SELECT count(*) AS rows, count(*) FILTER (WHERE d.kind <> e.kind) AS kinds_diffe
        count(*) FILTER (WHERE (d.cluster IS NULL) <> (e.root IS NULL)) AS noise_differs
 FROM clustered d JOIN expected e USING (id);
 
+-- similarity_knn_join: per row its k nearest by PostGIS's ST_Distance (metres on the spheroid),
+-- ties by the smaller key, as PostGIS's own LATERAL query gives them (every row measured).
+CREATE TABLE towns_keyed AS SELECT town AS id, g FROM towns;
+ALTER TABLE towns_keyed ADD PRIMARY KEY (id);
+-- Five places at one spot and two more at equal distances from it: ties at the k-th distance.
+INSERT INTO geo VALUES (11, 'SRID=4326;POINT(8.5 47.3)'), (12, 'SRID=4326;POINT(8.5 47.3)'),
+  (13, 'SRID=4326;POINT(8.5 47.3)'), (14, 'SRID=4326;POINT(8.5 47.3)'),
+  (15, 'SRID=4326;POINT(8.5 47.3)'), (16, 'SRID=4326;POINT(8.501 47.3)'),
+  (17, 'SRID=4326;POINT(8.499 47.3)');
+INSERT INTO towns_keyed VALUES (-1, 'SRID=4326;POINT(8.5 47.3)');
+SELECT rows_differ(
+  $$SELECT * FROM similarity_knn_join('towns_keyed', 'geo', 6)$$,
+  $$SELECT a.id, n.id, n.d, n.rank FROM towns_keyed a CROSS JOIN LATERAL (
+      SELECT b.id, ST_Distance(a.g, b.g) AS d,
+             (row_number() OVER (ORDER BY ST_Distance(a.g, b.g), b.id))::int AS rank
+      FROM geo b WHERE ST_Distance(a.g, b.g) <= 'Infinity'
+      ORDER BY ST_Distance(a.g, b.g), b.id LIMIT 6) n$$);
+SELECT rows_differ(
+  $$SELECT * FROM similarity_knn_join('towns_keyed', 'geo', 40, eps => 2500)$$,
+  $$SELECT a.id, n.id, n.d, n.rank FROM towns_keyed a CROSS JOIN LATERAL (
+      SELECT b.id, ST_Distance(a.g, b.g) AS d,
+             (row_number() OVER (ORDER BY ST_Distance(a.g, b.g), b.id))::int AS rank
+      FROM geo b WHERE ST_Distance(a.g, b.g) <= 2500
+      ORDER BY ST_Distance(a.g, b.g), b.id LIMIT 40) n$$);
+SELECT rows_differ(
+  $$SELECT * FROM similarity_knn_join('geo_uuid', 'geo_uuid', 3, key_type => NULL::uuid,
+                                      include_self => false)$$,
+  $$SELECT a.id, n.id, n.d, n.rank FROM geo_uuid a CROSS JOIN LATERAL (
+      SELECT b.id, ST_Distance(a.g, b.g) AS d,
+             (row_number() OVER (ORDER BY ST_Distance(a.g, b.g), b.id))::int AS rank
+      FROM geo_uuid b WHERE ST_Distance(a.g, b.g) <= 'Infinity' AND b.id <> a.id
+      ORDER BY ST_Distance(a.g, b.g), b.id LIMIT 3) n$$);
+-- The tied spot, the antimeridian and the poles (nearest across them, distances as PostGIS's).
+SELECT left_id, right_id, round(distance::numeric, 3) AS metres, rank
+FROM similarity_knn_join('geo', 'geo', 2, include_self => false)
+WHERE left_id < 20 ORDER BY 1, rank;
+
 -- Refused, with what to do instead.
 \set VERBOSITY default
-SELECT * FROM similarity_knn_join('geo', 'geo', 3);
 SELECT * FROM simjoin_dbscan('geo', 1000, 3, metric => 'cosine');
 SELECT * FROM similarity_join('geo', 'geo', 1000, metric => 'manhattan');
 CREATE TABLE vec (id int PRIMARY KEY, v float8[]);

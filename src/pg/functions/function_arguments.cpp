@@ -121,7 +121,7 @@ Datum call_without_key_type(FunctionCallInfo fcinfo, int position,
 }
 
 void read_join_vectors(const JoinTables& tables, bool left_null_keys, TableVectors* left,
-                       TableVectors* right, bool geography) {
+                       TableVectors* right) {
   const bool left_geography = tables.left.kind == ValueKind::Geography;
   if (!tables.self_join && left_geography != (tables.right.kind == ValueKind::Geography))
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -129,12 +129,12 @@ void read_join_vectors(const JoinTables& tables, bool left_null_keys, TableVecto
                            "of table \"%s\" and \"%s\" of table \"%s\"",
                            tables.left.vector_column, tables.left.table_name,
                            tables.right.vector_column, tables.right.table_name)));
-  read_table_vectors(tables.left, 0, left, left_null_keys, geography);
+  read_table_vectors(tables.left, 0, left, left_null_keys, true);
   if (tables.self_join) {
     *right = *left;
     return;
   }
-  read_table_vectors(tables.right, left->dim, right, false, geography);
+  read_table_vectors(tables.right, left->dim, right, false, true);
   const bool both_geometries = left->geometry && right->geometry && left->n > 0 && right->n > 0;
   if (both_geometries && left->srid != right->srid)
     ereport(ERROR,

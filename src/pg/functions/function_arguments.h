@@ -66,9 +66,10 @@ Datum call_without_key_type(FunctionCallInfo fcinfo, int position,
 
 // Reads both sides (the right one only when not a self-join: then right = left). ERROR when the
 // two sides' vectors have different dimensions. `left_null_keys`: keep the keys of the left
-// side's rows whose vector is NULL (TableVectors::null_keys). `geography`: the caller decides
-// geography pairs (read_table_vectors); two sides are both geographies or neither.
+// side's rows whose vector is NULL (TableVectors::null_keys). Geography points are read for the
+// caller to decide their pairs in metres (geography_pairs.h); two sides are both geographies or
+// neither.
 void read_join_vectors(const JoinTables& tables, bool left_null_keys, TableVectors* left,
-                       TableVectors* right, bool geography = false);
+                       TableVectors* right);
 
 }  // namespace simjoin::pg

@@ -22,9 +22,9 @@ GeographyPairs::GeographyPairs(Oid geography, const TableVectors& left,
                            "and st_distance(geography, geography, boolean) were not found")));
   dwithin_ = postgis.dwithin;
   distance_ = postgis.distance;
-  double min_radius, max_radius;
-  cs::geography_radii(left.srid, &min_radius, &max_radius);
-  engine_eps_ = geodetic_candidate_bound(eps, min_radius);
+  double max_radius;
+  cs::geography_radii(left.srid, &min_radius_, &max_radius);
+  engine_eps_ = geodetic_candidate_bound(eps, min_radius_);
   certain_ = geodetic_certain_bound(eps, max_radius);
 }
 
@@ -33,9 +33,15 @@ bool GeographyPairs::decide(size_t i, size_t j, double chord, double* distance) 
   if (!(chord <= certain_) &&
       !DatumGetBool(OidFunctionCall4(dwithin_, a, b, Float8GetDatum(eps_), BoolGetDatum(true))))
     return false;
-  *distance = DatumGetFloat8(OidFunctionCall3(distance_, a, b, BoolGetDatum(true)));
+  *distance = this->distance(i, j);
   return true;
 }
+
+double GeographyPairs::distance(size_t i, size_t j) const {
+  return DatumGetFloat8(OidFunctionCall3(distance_, left_[i], right_[j], BoolGetDatum(true)));
+}
+
+double GeographyPairs::reach(double d) const { return geodetic_candidate_bound(d, min_radius_); }
 
 bool GeographyFilterSink::consume(const PairBatch& batch) {
   left_.clear();

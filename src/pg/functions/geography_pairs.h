@@ -25,11 +25,16 @@ class GeographyPairs {
   // Whether left point i and right point j (engine distance `chord`) are within eps, and then
   // their distance. Calls PostGIS: in the backend, through pg_call.
   bool decide(size_t i, size_t j, double chord, double* distance) const;
+  // ST_Distance(a, b, true) of left point i and right point j, in metres. Calls PostGIS.
+  double distance(size_t i, size_t j) const;
+  // The engine distance on the unit normals within which every pair at most d metres apart lies
+  // (geodetic_candidate_bound): the kNN search's reach (engine/knn/measured_knn.h).
+  double reach(double d) const;
 
  private:
   const Datum* left_;
   const Datum* right_;
-  double eps_, engine_eps_ = 0.0, certain_ = -1.0;
+  double eps_, engine_eps_ = 0.0, certain_ = -1.0, min_radius_ = 0.0;
   Oid dwithin_ = InvalidOid, distance_ = InvalidOid;
 };
 

@@ -10,6 +10,7 @@ extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(simjoin_similarity_knn_join);
@@ -19,9 +20,12 @@ PG_FUNCTION_INFO_V1(simjoin_similarity_knn_join_keyed);
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include "engine/knn/measured_knn.h"
 #include "pg/dispatch/dispatch.h"
+#include "pg/functions/geography_pairs.h"
 #include "pg/functions/pair_row.h"
 #include "pg/functions/function_arguments.h"
 #include "pg/functions/table_vectors.h"
@@ -114,6 +118,8 @@ Datum similarity_knn_join(FunctionCallInfo fcinfo, Oid key_type) {
                     errmsg("simjoin: include_self => false needs a self-join"),
                     errdetail("The left and right tables, vector columns and keys must be the same.")));
 
+  const bool geography = tables.left.kind == ValueKind::Geography;
+  check_geography_metric(geography, metric);
   const bool reporting = progress_begin(ProgressCommand::SimilarityKnnJoin, tables.left.relid);
   TableVectors left, right;
   read_join_vectors(tables, false, &left, &right);
@@ -127,6 +133,10 @@ Datum similarity_knn_join(FunctionCallInfo fcinfo, Oid key_type) {
   // engine's self-join skips the row itself by index).
   order_by_key(&right);
   if (tables.self_join) left = right;
+  // A geography's distances are PostGIS's metres on the spheroid: the engine's nearest unit
+  // normals are measured by PostGIS, widening until the k nearest are certain (measured_knn.h).
+  std::optional<GeographyPairs> geodesic;
+  if (geography) geodesic.emplace(getBaseType(tables.left.value_type), left, right, eps);
 
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
   // Only a bool leaves C++: raise_if_interrupted may longjmp, and nothing with a destructor may be
@@ -144,8 +154,20 @@ Datum similarity_knn_join(FunctionCallInfo fcinfo, Oid key_type) {
     spec.batch_pairs = settings.batch_pairs;
     KnnTuplestoreSink sink(rsinfo, left, right, OidIsValid(key_type), reporting);
     progress_joining(reporting, left_points, tables.self_join ? nullptr : &right_points, settings);
-    return run_knn(left_points, tables.self_join ? nullptr : &right_points, spec, settings, sink)
-        .stopped;
+    const PointSet* right_side = tables.self_join ? nullptr : &right_points;
+    if (!geodesic) return run_knn(left_points, right_side, spec, settings, sink).stopped;
+    KnnMeasure metres;
+    metres.measure = [&](size_t i, const uint32_t* js, size_t n, double* out) {
+      pg_call([&] {
+        for (size_t c = 0; c < n; ++c) out[c] = geodesic->distance(i, js[c]);
+      });
+    };
+    metres.reach = [&](double d) { return geodesic->reach(d); };
+    const KnnRunner engine = [&](const PointSet& l, const PointSet* r, const KnnSpec& s,
+                                 PairSink& candidates) {
+      return run_knn(l, r, s, settings, candidates);
+    };
+    return run_measured_knn(left_points, right_side, spec, metres, engine, sink).stopped;
   });
   progress_end(reporting);
   raise_if_interrupted(stopped);

@@ -142,11 +142,11 @@ extern "C" Datum simjoin_region_plan(PG_FUNCTION_ARGS) {
   if (columns.kind != ValueKind::Vector)
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("simjoin: column \"%s\" of table \"%s\" is %s; regions are planned "
-                           "on real[] or float8[] columns", columns.vector_column,
+                           "on real[], float8[] or vector columns", columns.vector_column,
                            columns.table_name, format_type_be(columns.value_type))));
   StringInfoData query;
   initStringInfo(&query);
-  appendStringInfo(&query, "SELECT %s FROM %s", quote_identifier(columns.vector_column),
+  appendStringInfo(&query, "SELECT %s FROM %s", value_expression(columns),
                    columns.qualified_name);
   const double percent = columns.expected_rows > kSampleRows
                              ? std::max(0.01, 100.0 * kSampleRows / columns.expected_rows)

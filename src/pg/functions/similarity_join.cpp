@@ -99,7 +99,7 @@ Datum similarity_join(FunctionCallInfo fcinfo, Oid key_type) {
   check_geography_metric(geography, metric);
   const bool reporting = progress_begin(ProgressCommand::SimilarityJoin, tables.left.relid);
   TableVectors left, right;
-  read_join_vectors(tables, false, &left, &right, true);
+  read_join_vectors(tables, false, &left, &right);
   if (left.n == 0 || right.n == 0) {
     progress_end(reporting);
     PG_RETURN_NULL();

@@ -77,7 +77,7 @@ Datum similarity_join_stats(FunctionCallInfo fcinfo, Oid key_type) {
   check_geography_metric(geography, metric);
   const bool reporting = progress_begin(ProgressCommand::SimilarityJoinStats, tables.left.relid);
   TableVectors left, right;
-  read_join_vectors(tables, true, &left, &right, true);
+  read_join_vectors(tables, true, &left, &right);
   // Key order: a point's index is its key's position, so the engine's tie rule for the nearest
   // partner (the smaller index) is SQL's (the smaller key). A self-join orders both sides at once.
   order_by_key(&left);

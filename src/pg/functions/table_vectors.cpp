@@ -54,11 +54,15 @@ bool is_type_named(Oid type, const char* name) {
   return named;
 }
 bool is_geometry_type(Oid type) { return is_type_named(type, "geometry"); }
+// pgvector's vector and halfvec: read as their real[] values (pgvector's casts).
+bool is_pgvector_type(Oid type) {
+  return is_type_named(type, "vector") || is_type_named(type, "halfvec");
+}
 bool is_geography_type(Oid type) { return is_type_named(type, "geography"); }
 
 bool is_value_type(Oid type, ValueKind kind) {
   switch (kind) {
-    case ValueKind::Vector: return is_vector_type(type);
+    case ValueKind::Vector: return is_vector_type(type) || is_pgvector_type(type);
     case ValueKind::Geometry: return is_geometry_type(type);
     case ValueKind::Geography: return is_geography_type(type);
   }
@@ -66,7 +70,8 @@ bool is_value_type(Oid type, ValueKind kind) {
 }
 
 const char* value_types(ValueKind kind) {
-  return kind == ValueKind::Vector ? "real[], float8[], geometry or geography" : "geometry";
+  return kind == ValueKind::Vector ? "real[], float8[], vector, halfvec, geometry or geography"
+                                   : "geometry";
 }
 
 // The table's only column of `kind`, or InvalidAttrNumber when it has none (ERROR when several).
@@ -80,7 +85,7 @@ AttrNumber only_column_of(Relation rel, const ColumnArguments& arguments, ValueK
       ereport(ERROR, (errcode(ERRCODE_AMBIGUOUS_COLUMN),
                       errmsg("simjoin: table \"%s\" has more than one %s column",
                              RelationGetRelationName(rel),
-                             kind == ValueKind::Vector     ? "real[] or float8[]"
+                             kind == ValueKind::Vector     ? "real[], float8[] or vector"
                              : kind == ValueKind::Geometry ? "geometry"
                                                            : "geography"),
                       errhint("Name the %s column with %s.",
@@ -385,12 +390,10 @@ void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
                         bool keep_null_keys, bool geography) {
   if (columns.kind == ValueKind::Geography && !geography)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("simjoin: column \"%s\" of table \"%s\" is a geography, which "
-                           "similarity_knn_join() does not take", columns.vector_column,
-                           columns.table_name),
-                    errhint("Write the k nearest as CROSS JOIN LATERAL (... ORDER BY "
-                            "a.%s <-> b.%s LIMIT k), or join with similarity_join() within a "
-                            "radius in metres.", columns.vector_column, columns.vector_column)));
+                    errmsg("simjoin: column \"%s\" of table \"%s\" is a geography, which this "
+                           "function does not take", columns.vector_column, columns.table_name),
+                    errhint("similarity_join(), similarity_knn_join(), similarity_join_stats() "
+                            "and simjoin_dbscan() take geography columns.")));
   if (columns.kind != ValueKind::Vector) {
     if (columns.kind == ValueKind::Geometry)
       read_point_geometries(columns, out);
@@ -414,8 +417,13 @@ void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
 
 char* key_value_query(const TableColumns& columns) {
   return psprintf("SELECT %s%s, %s FROM %s", quote_identifier(columns.key_column),
-                  keys_by_rank(columns) ? "" : "::pg_catalog.int8",
-                  quote_identifier(columns.vector_column), columns.qualified_name);
+                  keys_by_rank(columns) ? "" : "::pg_catalog.int8", value_expression(columns),
+                  columns.qualified_name);
+}
+
+char* value_expression(const TableColumns& columns) {
+  return psprintf("%s%s", quote_identifier(columns.vector_column),
+                  is_pgvector_type(columns.value_type) ? "::pg_catalog.float4[]" : "");
 }
 
 namespace {

@@ -41,7 +41,7 @@ struct TableColumns {
 // `arguments` names the function's arguments in hints. ValueKind::Vector also takes a geometry
 // column (points, read as (x, y)) or a geography column (points, read as the unit normals of
 // pg/functions/postgis_points.h): a named one, or the table's only one where it has no vector
-// column.
+// column. pgvector's vector and halfvec columns are vectors, read as their real[] values.
 struct ColumnArguments {
   const char* column;  // e.g. "left_column"
   const char* key;     // e.g. "left_key"
@@ -80,6 +80,9 @@ void read_table_vectors(const TableColumns& columns, int dim, TableVectors* out,
 // "SELECT key::pg_catalog.int8, value FROM table" (the key uncast where read by rank),
 // palloc'd: what the readers read.
 char* key_value_query(const TableColumns& columns);
+// The value column as the readers select it (pgvector's vector and halfvec cast to real[]),
+// palloc'd.
+char* value_expression(const TableColumns& columns);
 
 // Runs `query` (no parameters, read-only) through SPI and calls row(slot, arg) for each row as
 // the executor produces it (no copy of the rows), between SPI_connect and SPI_finish, in a memory

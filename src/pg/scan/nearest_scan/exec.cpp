@@ -17,6 +17,14 @@
 // order (ASC NULLS LAST). Each emitted row is fetched by TID (its visible version under the
 // snapshot), the other quals checked unless they were for this key (a wild row's), and ExecScan
 // projects.
+// Measured forms (the planner's choice where the engine's distance is not the operator's value:
+// geography, whose chord between unit normals bounds PostGIS's metres; pgvector, computed in
+// single precision; forms whose probe failed): the candidates are taken in the engine's order and
+// measured by the ORDER BY expression (quals first, as evaluate_row), into a heap by (value,
+// physical position); the heap's top is emitted once the next unmeasured engine distance lies
+// beyond its reach (engine_bound of its value: the bound within which the engine keeps every pair
+// at that value): every row not yet measured is then farther. A loop measures about the LIMIT's
+// rows, not all.
 //
 // C++ runs only in the selection (std::nth_element / std::sort on plain arrays, inside
 // cpp_guard); the rest is C-style code over memory of the query's context.
@@ -98,6 +106,11 @@ struct NearestScanState {
   uint32 n_tail;
   uint32 next_tail;
   double* outer_coords;
+  // Measured forms: the rows in the engine's order, measured by the ORDER BY expression.
+  bool measured;
+  Candidate* heap;         // [rows] measured rows not yet emitted, the nearest on top
+  uint32 heap_size;
+  uint64 measured_rows;    // over the whole execution (EXPLAIN ANALYZE)
 };
 
 NearestScanState* state_of(ScanState* node) { return reinterpret_cast<NearestScanState*>(node); }
@@ -180,6 +193,8 @@ void build_cache(NearestScanState* st) {
   st->quals_passed_for = static_cast<uint32*>(
       palloc_extended(sizeof(uint32) * rows, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO));
   st->outer_coords = static_cast<double*>(palloc(sizeof(double) * Max(st->ref.dim, 1)));
+  if (st->measured)
+    st->heap = static_cast<Candidate*>(palloc_extended(sizeof(Candidate) * rows, MCXT_ALLOC_HUGE));
   MemoryContextSwitchTo(query_context);
   st->cached = true;
 }
@@ -192,6 +207,34 @@ bool fetch_row(NearestScanState* st, uint32 row) {
 }
 
 // ---- the order for one outer key ----------------------------------------------------------
+
+// The heap of measured rows, by nearer(): the nearest at heap[0].
+void heap_push(NearestScanState* st, Candidate c) {
+  uint32 at = st->heap_size++;
+  while (at > 0) {
+    const uint32 parent = (at - 1) / 2;
+    if (!nearer(c, st->heap[parent])) break;
+    st->heap[at] = st->heap[parent];
+    at = parent;
+  }
+  st->heap[at] = c;
+}
+
+Candidate heap_pop(NearestScanState* st) {
+  const Candidate top = st->heap[0];
+  const Candidate last = st->heap[--st->heap_size];
+  uint32 at = 0;
+  for (;;) {
+    uint32 child = 2 * at + 1;
+    if (child >= st->heap_size) break;
+    if (child + 1 < st->heap_size && nearer(st->heap[child + 1], st->heap[child])) ++child;
+    if (!nearer(st->heap[child], last)) break;
+    st->heap[at] = st->heap[child];
+    at = child;
+  }
+  if (st->heap_size > 0) st->heap[at] = last;
+  return top;
+}
 
 // A row the engine cannot decide: its quals, then the ORDER BY expression (PostgreSQL's
 // operator, with its errors), as PostgreSQL's plan evaluates them.
@@ -206,6 +249,8 @@ void evaluate_row(NearestScanState* st, uint32 row) {
   const Datum distance = ExecEvalExpr(st->distance, econtext, &isnull);
   if (isnull)
     st->tail[st->n_tail++] = row;
+  else if (st->measured)
+    heap_push(st, Candidate{DatumGetFloat8(distance), row});
   else
     st->candidates[st->n_candidates++] = Candidate{DatumGetFloat8(distance), row};
 }
@@ -215,6 +260,7 @@ void order_rows(NearestScanState* st) {
   ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
   st->n_candidates = st->sorted = st->next = 0;
   st->n_tail = st->next_tail = 0;
+  st->heap_size = 0;
   st->key_number++;  // (from 1: quals_passed_for starts at 0)
   st->chunk = static_cast<uint32>(Max(64, Min(4 * static_cast<int64>(st->limit_hint), 1 << 24)));
   st->started = true;
@@ -273,6 +319,24 @@ void select_chunk(NearestScanState* st) {
   st->sorted = end;
 }
 
+// Measured order: the next row by the ORDER BY's value, measuring candidates in the engine's order
+// until the heap's nearest is certain; false once every candidate is out (the NULL tail follows).
+bool next_measured(NearestScanState* st, uint32* row) {
+  for (;;) {
+    if (st->next == st->sorted && st->sorted < st->n_candidates) select_chunk(st);
+    const bool more = st->next < st->sorted;
+    if (st->heap_size > 0 &&
+        (!more || st->candidates[st->next].distance >
+                      engine_bound(st->form, st->heap[0].distance, st->ref))) {
+      *row = heap_pop(st).row;
+      return true;
+    }
+    if (!more) return false;
+    ++st->measured_rows;
+    evaluate_row(st, st->candidates[st->next++].row);
+  }
+}
+
 // ExecScan's access method: the next row in the order, fetched into the scan slot.
 TupleTableSlot* next_row(ScanState* node) {
   NearestScanState* st = state_of(node);
@@ -281,7 +345,13 @@ TupleTableSlot* next_row(ScanState* node) {
   TupleTableSlot* slot = node->ss_ScanTupleSlot;
   for (;;) {
     uint32 row;
-    if (st->next < st->sorted) {
+    if (st->measured && next_measured(st, &row)) {
+      // measured: its quals passed for this key (evaluate_row)
+    } else if (st->measured && st->next_tail < st->n_tail) {
+      row = st->tail[st->next_tail++];
+    } else if (st->measured) {
+      return ExecClearTuple(slot);
+    } else if (st->next < st->sorted) {
       row = st->candidates[st->next++].row;
     } else if (st->sorted < st->n_candidates) {
       select_chunk(st);
@@ -332,6 +402,7 @@ void begin_scan(CustomScanState* node, EState* estate, int) {
   st->cache_filter = ExecInitQual(
       list_make1(list_nth(exprs, NEAREST_CACHE_FILTER)), &node->ss.ps);
   st->limit_hint = intVal(linitial(cscan->custom_private));
+  st->measured = intVal(lsecond(cscan->custom_private)) != 0;
   const Oid funcid = IsA(distance, OpExpr) ? reinterpret_cast<OpExpr*>(distance)->opfuncid
                                            : reinterpret_cast<FuncExpr*>(distance)->funcid;
   if (!lookup_distance_function(funcid, &st->form))
@@ -366,6 +437,8 @@ void explain_scan(CustomScanState* node, List* ancestors, ExplainState* es) {
     ExplainPropertyInteger("Cached Rows", nullptr, st->rows, es);
     // the rows whose key the engine reads; the others go to PostgreSQL's operator each loop
     ExplainPropertyInteger("Cached Points", nullptr, st->points, es);
+    // measured forms: the rows whose ORDER BY value was computed, over all loops
+    if (st->measured) ExplainPropertyInteger("Rows Measured", nullptr, st->measured_rows, es);
   }
 }
 

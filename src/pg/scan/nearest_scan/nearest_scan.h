@@ -27,7 +27,8 @@ enum NearestExpr {
   NEAREST_INNER_KEY = 2,     // the argument of b's key
   NEAREST_CACHE_FILTER = 3,  // b's quals free of PARAM_EXEC, checked once while caching
 };
-// custom_private: list of one Integer, the rows the LIMIT is expected to take (the first chunk's
-// size derives from it).
+// custom_private: two Integers, the rows the LIMIT is expected to take (the first chunk's size
+// derives from it), and whether the rows are measured (1: the engine's distance only bounds the
+// operator's value, exec.cpp) or ordered by the engine's distance itself (0).
 
 }  // namespace simjoin::pg::cs

@@ -11,7 +11,11 @@
 //   with PostgreSQL's own arithmetic, planar_point_distance, where its probe passes; PostGIS's
 //   ST_Distance and <-> on geometry points where their probes pass, other shapes and SRIDs
 //   being wild rows): the engine's double is then the operator's value bit for bit, so the
-//   order is PostgreSQL's;
+//   order is PostgreSQL's; or any other recognized form (PostGIS's geography distances, with or
+//   without a constant use_spheroid; pgvector's; forms whose probe failed), whose value the
+//   engine's distance bounds (engine_bound): the executor measures rows with the ORDER BY
+//   expression itself, in the engine's order, and emits each once no row left unmeasured can be
+//   nearer (exec.cpp), so the order is again PostgreSQL's;
 // - the outer argument holds a PARAM_EXEC (the outer query's key) and no Var; b's argument
 //   holds b's Vars and no PARAM_EXEC;
 // - b is a plain table without row-level security, no TABLESAMPLE, and no volatile qual;
@@ -93,6 +97,7 @@ struct NearestKey {
   Expr* outer_key = nullptr;
   Expr* inner_key = nullptr;
   FormInfo form{};
+  bool measured = false;  // the engine's distance bounds the operator's value (exec.cpp)
 };
 
 bool distance_call(Expr* expr, Oid* funcid, List** args) {
@@ -108,6 +113,15 @@ bool distance_call(Expr* expr, Oid* funcid, List** args) {
     return true;
   }
   return false;
+}
+
+// Two keys, or (ST_Distance on geography) two keys and a constant use_spheroid.
+bool distance_arguments(List* args) {
+  if (list_length(args) == 2) return true;
+  if (list_length(args) != 3) return false;
+  Node* third = static_cast<Node*>(lthird(args));
+  return IsA(third, Const) && !reinterpret_cast<Const*>(third)->constisnull &&
+         exprType(third) == BOOLOID;
 }
 
 // Whether arg is an outer key (a PARAM_EXEC, no Var of this query, not volatile).
@@ -141,16 +155,18 @@ bool find_nearest_key(PlannerInfo* root, Index rti, NearestKey* key) {
     Oid funcid;
     List* args;
     if (exprType(reinterpret_cast<Node*>(expr)) != FLOAT8OID ||
-        !distance_call(expr, &funcid, &args) || list_length(args) != 2)
+        !distance_call(expr, &funcid, &args) || !distance_arguments(args))
       continue;
     FormInfo form;
-    // point <-> point: PostgreSQL's own arithmetic, planar_point_distance (probed); PostGIS's
-    // ST_Distance and <-> on geometry points where they compute the engine's distance (probed)
-    if (!lookup_distance_function(funcid, &form) || form.dwithin ||
-        !(engine_is_exact(form) || (form.kind == KEY_POINT && exact_point_distance()) ||
-          (form.kind == KEY_GEOMETRY && exact_postgis_distance_function(funcid))) ||
-        !func_strict(funcid) || func_volatile(funcid) == PROVOLATILE_VOLATILE)
+    if (!lookup_distance_function(funcid, &form) || form.dwithin || !func_strict(funcid) ||
+        func_volatile(funcid) == PROVOLATILE_VOLATILE)
       continue;
+    // point <-> point: PostgreSQL's own arithmetic, planar_point_distance (probed); PostGIS's
+    // ST_Distance and <-> on geometry points where they compute the engine's distance (probed);
+    // every other form measured by its own function in the engine's order (exec.cpp)
+    const bool exact = engine_is_exact(form) ||
+                       (form.kind == KEY_POINT && exact_point_distance()) ||
+                       (form.kind == KEY_GEOMETRY && exact_postgis_distance_function(funcid));
     for (int outer = 0; outer < 2; ++outer) {
       Expr* outer_arg = static_cast<Expr*>(list_nth(args, outer));
       Expr* inner_arg = static_cast<Expr*>(list_nth(args, 1 - outer));
@@ -159,6 +175,7 @@ bool find_nearest_key(PlannerInfo* root, Index rti, NearestKey* key) {
         key->outer_key = outer_arg;
         key->inner_key = inner_arg;
         key->form = form;
+        key->measured = !exact;
         return true;
       }
     }
@@ -171,12 +188,13 @@ bool find_nearest_key(PlannerInfo* root, Index rti, NearestKey* key) {
 // The key's dimension as the statistics suggest (the column's average width), else 16.
 double estimated_dimension(RangeTblEntry* rte, Expr* inner_key, const FormInfo& form) {
   if (form.kind == KEY_POINT || form.kind == KEY_GEOMETRY) return 2;
+  if (form.kind == KEY_GEOGRAPHY) return 3;  // unit normals
   while (IsA(inner_key, RelabelType)) inner_key = reinterpret_cast<RelabelType*>(inner_key)->arg;
   if (!IsA(inner_key, Var)) return 16;
   const Var* var = reinterpret_cast<const Var*>(inner_key);
   const int32 width = get_attavgwidth(rte->relid, var->varattno);
   if (width <= 0) return 16;
-  const double element = var->vartype == FLOAT4ARRAYOID ? 4 : 8;
+  const double element = var->vartype == FLOAT4ARRAYOID || form.kind == KEY_PGVECTOR ? 4 : 8;
   const double header = form.kind == KEY_FLOAT_ARRAY ? 24 : 8;
   return std::fmax(1.0, (width - header) / element);
 }
@@ -203,8 +221,10 @@ double estimated_loops(PlannerInfo* root) {
 // loops), the engine's distances to every cached row and the first chunk's selection, before the
 // first row; each row emitted then costs a fetch by TID and the quals. PostgreSQL's plan pays a
 // full scan, the operator on every row and a top-N sort per loop: it wins for one loop.
+// Measured forms: each loop also measures about the LIMIT's rows (`measured` > 0), a fetch and
+// the operator each (some 40 operators: PostGIS's geodesic).
 void cost_nearest_path(PlannerInfo* root, RelOptInfo* rel, double dim, double loops,
-                       Path* path) {
+                       double measured, Path* path) {
   const double tuples = std::fmax(rel->tuples, 1.0);
   QualCost quals;
   cost_qual_eval(&quals, extract_actual_clauses(rel->baserestrictinfo, false), root);
@@ -215,7 +235,8 @@ void cost_nearest_path(PlannerInfo* root, RelOptInfo* rel, double dim, double lo
   // in 100-D, against 21 and 47 ms for PostgreSQL's plan: a coordinate about 1/64 of an operator.
   const double distances = tuples * cpu_operator_cost * (0.25 + dim / 64.0);
   const double selection = tuples * cpu_operator_cost;
-  path->startup_cost = cache / loops + distances + selection;
+  const double measuring = measured * (cpu_tuple_cost + 40 * cpu_operator_cost);
+  path->startup_cost = cache / loops + distances + selection + measuring;
   const double per_row = cpu_tuple_cost + quals.per_tuple;
   path->total_cost = path->startup_cost + rel->rows * per_row;
   path->rows = rel->rows;
@@ -244,12 +265,12 @@ Plan* plan_nearest_path(PlannerInfo*, RelOptInfo* rel, CustomPath* best_path, Li
     cscan->scan.scanrelid = rel->relid;
     cscan->flags = best_path->flags;
     cscan->methods = &nearest_scan_methods;
-    List* exprs = best_path->custom_private;  // distance, outer key, inner key, limit
+    List* exprs = best_path->custom_private;  // distance, outer key, inner key, limit, measured
     cscan->custom_exprs =
         list_make4(linitial(exprs), lsecond(exprs), lthird(exprs),
                    cache_quals == NIL ? reinterpret_cast<Expr*>(makeBoolConst(true, false))
                                       : make_ands_explicit(cache_quals));
-    cscan->custom_private = list_make1(list_nth(exprs, 3));
+    cscan->custom_private = list_make2(list_nth(exprs, 3), list_nth(exprs, 4));
     return &cscan->scan.plan;
   });
 }
@@ -280,10 +301,12 @@ void add_nearest_scan_path(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeT
   path->flags = CUSTOMPATH_SUPPORT_PROJECTION;
   path->custom_paths = NIL;
   path->custom_private =
-      list_make4(key.distance, key.outer_key, key.inner_key,
-                 makeInteger(static_cast<int>(std::fmin(limit, 1e8))));
+      list_make5(key.distance, key.outer_key, key.inner_key,
+                 makeInteger(static_cast<int>(std::fmin(limit, 1e8))),
+                 makeInteger(key.measured ? 1 : 0));
   path->methods = &path_methods;
-  cost_nearest_path(root, rel, dim, estimated_loops(root), &path->path);
+  const double measured = key.measured ? limit + 8 : 0;
+  cost_nearest_path(root, rel, dim, estimated_loops(root), measured, &path->path);
   add_path(rel, &path->path);
 }
 

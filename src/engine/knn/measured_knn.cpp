@@ -1,0 +1,171 @@
+#include "engine/knn/measured_knn.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+namespace simjoin {
+
+namespace {
+
+// Candidates a round keeps at once (engine distance and index: 12 bytes each): left points are
+// searched in blocks of this many candidates over their queries.
+constexpr std::size_t kRoundCandidates = std::size_t{1} << 22;
+
+// The engine's candidates of each query of a block, in the order they arrive (nearest first).
+class CandidateSink : public PairSink {
+ public:
+  CandidateSink(std::size_t queries, std::size_t per_query, PairSink& outer)
+      : per_query_(per_query), index_(queries * per_query), distance_(queries * per_query),
+        count_(queries, 0), outer_(outer) {}
+
+  bool consume(const PairBatch& batch) override {
+    for (std::size_t k = 0; k < batch.size; ++k) {
+      const std::uint32_t q = batch.left[k];
+      if (count_[q] == per_query_) throw Error("kNN join: more neighbours than asked for");
+      const std::size_t slot = q * per_query_ + count_[q]++;
+      index_[slot] = batch.right[k];
+      distance_[slot] = batch.distance[k];
+    }
+    return outer_.keep_going();
+  }
+  bool keep_going() override { return outer_.keep_going(); }
+
+  std::size_t count(std::size_t q) const { return count_[q]; }
+  const std::uint32_t* index(std::size_t q) const { return &index_[q * per_query_]; }
+  const double* distance(std::size_t q) const { return &distance_[q * per_query_]; }
+
+ private:
+  std::size_t per_query_;
+  std::vector<std::uint32_t> index_;
+  std::vector<double> distance_;
+  std::vector<std::size_t> count_;
+  PairSink& outer_;
+};
+
+// The certain answers, handed to the sink in batches.
+class Output {
+ public:
+  Output(PairSink& sink, std::size_t batch) : sink_(sink), batch_(std::max<std::size_t>(batch, 1)) {}
+  bool add(std::uint32_t i, std::uint32_t j, double d) {
+    left_.push_back(i);
+    right_.push_back(j);
+    distance_.push_back(d);
+    return left_.size() < batch_ || flush();
+  }
+  bool flush() {
+    if (left_.empty()) return true;
+    const bool more = sink_.consume(PairBatch{left_.data(), right_.data(), distance_.data(),
+                                              left_.size()});
+    pairs_ += left_.size();
+    left_.clear();
+    right_.clear();
+    distance_.clear();
+    return more;
+  }
+  std::uint64_t pairs() const { return pairs_; }
+
+ private:
+  PairSink& sink_;
+  std::size_t batch_;
+  std::vector<std::uint32_t> left_, right_;
+  std::vector<double> distance_;
+  std::uint64_t pairs_ = 0;
+};
+
+struct Measured {
+  double d;
+  std::uint32_t j;
+};
+
+}  // namespace
+
+JoinStats run_measured_knn(const PointSet& left, const PointSet* right, const KnnSpec& spec,
+                           const KnnMeasure& measure, const KnnRunner& runner, PairSink& sink) {
+  JoinStats stats;
+  const PointSet& others = right ? *right : left;
+  if (spec.k == 0 || !(spec.eps >= 0) || left.n == 0 || others.n == 0) return stats;
+  const double engine_eps = std::isinf(spec.eps) ? spec.eps : measure.reach(spec.eps);
+  if (std::isnan(engine_eps)) return stats;
+  // A self-join runs its rounds as a join of subsets of left with left: the row itself is one
+  // candidate more to ask for where it is not its own neighbour.
+  const bool skip_self = right == nullptr && !spec.include_self;
+  std::vector<std::uint32_t> pending(left.n);
+  std::iota(pending.begin(), pending.end(), 0u);
+  std::vector<double> coords;
+  std::vector<Measured> measured;
+  std::vector<std::uint32_t> candidates;
+  std::vector<double> values;
+  Output out(sink, spec.batch_pairs);
+  // The first round's candidates beyond k: on the spheroid the measure's order differs from the
+  // chord's by under 1%, so a few more than k settle most points.
+  std::size_t wanted = spec.k + spec.k / 2 + 2;
+  while (!pending.empty()) {
+    const std::size_t asked = std::min(wanted + (skip_self ? 1 : 0), others.n);
+    const bool every_point = asked == others.n;
+    const std::size_t block = std::max<std::size_t>(1, kRoundCandidates / asked);
+    std::vector<std::uint32_t> unsettled;
+    for (std::size_t first = 0; first < pending.size(); first += block) {
+      const std::size_t queries = std::min(block, pending.size() - first);
+      coords.resize(queries * left.dim);
+      for (std::size_t q = 0; q < queries; ++q)
+        std::copy_n(left.point(pending[first + q]), left.dim, coords.begin() + q * left.dim);
+      const PointSet subset{coords.data(), queries, left.dim};
+      KnnSpec round = spec;
+      round.k = asked;
+      round.eps = engine_eps;
+      round.include_self = true;
+      CandidateSink found(queries, asked, sink);
+      const JoinStats engine = runner(subset, &others, round, found);
+      stats.device = engine.device;
+      stats.algorithm = engine.algorithm;
+      stats.candidates += engine.candidates;
+      ++stats.batches;
+      if (engine.stopped || !sink.keep_going()) {
+        stats.stopped = true;
+        stats.pairs = out.pairs();
+        return stats;
+      }
+      for (std::size_t q = 0; q < queries; ++q) {
+        const std::uint32_t i = pending[first + q];
+        const std::size_t n = found.count(q);
+        candidates.clear();
+        for (std::size_t c = 0; c < n; ++c)
+          if (!(skip_self && found.index(q)[c] == i)) candidates.push_back(found.index(q)[c]);
+        values.resize(candidates.size());
+        if (!candidates.empty()) measure.measure(i, candidates.data(), candidates.size(), values.data());
+        measured.clear();
+        for (std::size_t c = 0; c < candidates.size(); ++c)
+          if (values[c] <= spec.eps) measured.push_back({values[c], candidates[c]});
+        std::sort(measured.begin(), measured.end(), [](const Measured& a, const Measured& b) {
+          return a.d < b.d || (a.d == b.d && a.j < b.j);
+        });
+        // Every point within the engine's eps came (fewer than asked, or all of them), or every
+        // point left out lies beyond the reach of the k-th measure: it is farther.
+        const double kth = measured.size() >= spec.k ? measured[spec.k - 1].d : spec.eps;
+        const bool settled = every_point || n < asked ||
+                             (n > 0 && found.distance(q)[n - 1] > measure.reach(kth));
+        if (!settled) {
+          unsettled.push_back(i);
+          continue;
+        }
+        const std::size_t keep = std::min(spec.k, measured.size());
+        for (std::size_t r = 0; r < keep; ++r)
+          if (!out.add(i, measured[r].j, measured[r].d)) {
+            stats.stopped = true;
+            stats.pairs = out.pairs();
+            return stats;
+          }
+      }
+    }
+    pending.swap(unsettled);
+    wanted = wanted > others.n / 4 ? others.n : wanted * 4;
+  }
+  stats.stopped = !out.flush();
+  stats.pairs = out.pairs();
+  return stats;
+}
+
+}  // namespace simjoin

@@ -143,10 +143,10 @@ JoinStats run_cpu_join(const PointSet& left, const PointSet* right, const JoinSp
 
 }  // namespace
 
-std::optional<JoinStats> count_on_cpu_grid(const PointSet& counted, const PointSet* partners,
-                                           const JoinSpec& spec,
-                                           const std::function<bool()>& keep_going,
-                                           FilledVector<std::uint64_t>* counts) {
+std::optional<JoinStats> count_on_cpu_grid(
+    const PointSet& counted, const PointSet* partners, const JoinSpec& spec,
+    const std::function<bool()>& keep_going, FilledVector<std::uint64_t>* counts,
+    const std::function<void(std::uint64_t)>& progress) {
   if (spec.metric == Metric::Cosine || !std::isfinite(spec.eps) || spec.eps < 0.0 ||
       counted.n == 0 || (partners && partners->n == 0))
     return std::nullopt;
@@ -175,7 +175,8 @@ std::optional<JoinStats> count_on_cpu_grid(const PointSet& counted, const PointS
     });
   }
   const CountRun run = grid_neighbour_counts(probe, partners ? build : probe,
-                                             Grid{*plan, keys}, params, counts->data(), keep_going);
+                                             Grid{*plan, keys}, params, counts->data(), keep_going,
+                                             progress);
   clock.mark("count");
   // The index's blocks go back to the buffer cache beside the caller's next work (a GROUP BY's
   // groups): giving their pages back (MADV_FREE) costs a few milliseconds.

@@ -31,11 +31,12 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
 // run_join would run the grid on this join: same choice, same plan. The array is sized after the
 // grid's index is built, so that it reuses the index's freed sort memory (the buffer cache).
 // Nothing (counts untouched) where it would not. keep_going() false stops (stats.stopped);
-// stats.pairs is the counts' sum.
-std::optional<JoinStats> count_on_cpu_grid(const PointSet& counted, const PointSet* partners,
-                                           const JoinSpec& spec,
-                                           const std::function<bool()>& keep_going,
-                                           FilledVector<std::uint64_t>* counts);
+// stats.pairs is the counts' sum. `progress` (optional) gets the candidates done, on this thread
+// whenever keep_going is polled.
+std::optional<JoinStats> count_on_cpu_grid(
+    const PointSet& counted, const PointSet* partners, const JoinSpec& spec,
+    const std::function<bool()>& keep_going, FilledVector<std::uint64_t>* counts,
+    const std::function<void(std::uint64_t)>& progress = {});
 
 // Whether this process has a GPU backend installed (join_backend.h) and its device is usable.
 // `why` (optional) gets the reason when not. Without an installed backend it touches no GPU.

@@ -4,10 +4,12 @@
 // partners, non-finite points.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -230,6 +232,38 @@ TEST(NeighbourStats, KeepGoingStops) {
                                                    nullptr, [] { return false; });
   EXPECT_TRUE(stats.join.stopped);
   EXPECT_LT(seconds_since(start), 5.0);
+}
+
+}  // namespace
+}  // namespace simjoin::testing
+
+namespace simjoin::testing {
+namespace {
+
+// The fold reports its candidates done on the calling thread, never decreasing, at most the
+// join's candidates: the folded pairs (every field) and the grid's counts without pairs.
+TEST(NeighbourStats, ReportsProgressOnTheCallingThread) {
+  const Points points = uniform_points(60000, 2, 0.0, 100.0, 17);
+  const PointSet set = points.set();
+  for (StatsFields fields : {StatsFields::All, StatsFields::CountsOnly}) {
+    JoinSpec spec = cpu_spec(1.0);
+    spec.threads = 2;
+    spec.algorithm = Algorithm::Grid;
+    std::vector<std::uint64_t> reports;
+    const std::thread::id caller = std::this_thread::get_id();
+    bool other_thread = false;
+    const NeighbourStats stats = run_neighbour_stats(
+        set, nullptr, spec, StatsSide::Left, nullptr, {}, {}, fields, [&](std::uint64_t done) {
+          other_thread = other_thread || std::this_thread::get_id() != caller;
+          reports.push_back(done);
+        });
+    SCOPED_TRACE(static_cast<int>(fields));
+    EXPECT_FALSE(other_thread);
+    ASSERT_FALSE(reports.empty());
+    EXPECT_TRUE(std::is_sorted(reports.begin(), reports.end()));
+    EXPECT_LE(reports.back(), stats.join.candidates);
+    EXPECT_GT(stats.join.candidates, 0u);
+  }
 }
 
 }  // namespace

@@ -37,10 +37,10 @@ SELECT throws_ok($$SELECT * FROM similarity_join('t_3d', 't_dims', 1, unique_pai
   'simjoin: unique_pairs needs a self-join', 'unique_pairs on two tables');
 CREATE TABLE t_novec (id int PRIMARY KEY, t text);
 SELECT throws_ok($$SELECT * FROM similarity_join('t_novec', 't_novec', 1)$$, '42703',
-  'simjoin: table "t_novec" has no real[], float8[], geometry or geography column', 'no vector column');
+  'simjoin: table "t_novec" has no real[], float8[], vector, halfvec, geometry or geography column', 'no vector column');
 CREATE TABLE t_twovec (id int PRIMARY KEY, a float8[], b real[]);
 SELECT throws_ok($$SELECT * FROM similarity_join('t_twovec', 't_twovec', 1)$$, '42702',
-  'simjoin: table "t_twovec" has more than one real[] or float8[] column', 'two vector columns');
+  'simjoin: table "t_twovec" has more than one real[], float8[], vector or halfvec column', 'two vector columns');
 CREATE TABLE t_nokey (id int, v float8[]);
 SELECT throws_ok($$SELECT * FROM similarity_join('t_nokey', 't_nokey', 1)$$, '42703',
   'simjoin: table "t_nokey" has no single-column integer primary key', 'no primary key');

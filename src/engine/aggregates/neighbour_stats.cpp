@@ -14,12 +14,13 @@ namespace simjoin {
 
 NeighbourStatsSink::NeighbourStatsSink(std::size_t points, StatsSide side, bool fold_both,
                                        const std::uint64_t* partner_ranks, KeepGoing keep_going,
-                                       StatsFields fields)
+                                       StatsFields fields, Progress progress)
     : fields_(fields),
       side_(side),
       fold_both_(fold_both),
       partner_ranks_(partner_ranks),
-      keep_going_(std::move(keep_going)) {
+      keep_going_(std::move(keep_going)),
+      progress_(std::move(progress)) {
   if (fields_ == StatsFields::CountsOnly)
     counts_.assign(points, 0);
   else if (fields_ == StatsFields::All)
@@ -105,12 +106,14 @@ namespace {
 // The counts only on the CPU grid without pairs (count_on_cpu_grid), where it runs the grid.
 std::optional<NeighbourStats> counts_on_grid(const PointSet& left, const PointSet* right,
                                              const JoinSpec& spec, StatsSide side,
-                                             const KeepGoing& keep_going) {
+                                             const KeepGoing& keep_going,
+                                             const Progress& progress) {
   const bool self = right == nullptr;
   const PointSet& counted = (self || side == StatsSide::Left) ? left : *right;
   const PointSet* partners = self ? nullptr : (side == StatsSide::Left ? right : &left);
   NeighbourStats stats;
-  std::optional<JoinStats> join = count_on_cpu_grid(counted, partners, spec, keep_going, &stats.count);
+  std::optional<JoinStats> join =
+      count_on_cpu_grid(counted, partners, spec, keep_going, &stats.count, progress);
   if (!join) return std::nullopt;
   stats.pairs = join->pairs;
   if (self && spec.self_pairs == SelfPairs::Unique) {
@@ -133,7 +136,7 @@ NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side,
                                    const std::uint64_t* partner_ranks,
                                    const KeepGoing& keep_going, const JoinRunner& runner,
-                                   StatsFields fields) {
+                                   StatsFields fields, const Progress& progress) {
   const bool self = right == nullptr;
   if (self) side = StatsSide::Left;
   if (fields != StatsFields::All) partner_ranks = nullptr;  // only the nearest partner reads them
@@ -144,12 +147,13 @@ NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
     if (AggregateBackend* backend = aggregate_backend(left, right, join_spec))
       return backend->neighbour_stats(left, right, spec, side, partner_ranks, keep_going, fields);
     if (fields == StatsFields::CountsOnly && spec.device != Device::Gpu) {
-      if (std::optional<NeighbourStats> counted = counts_on_grid(left, right, spec, side, keep_going))
+      if (std::optional<NeighbourStats> counted =
+              counts_on_grid(left, right, spec, side, keep_going, progress))
         return std::move(*counted);
     }
   }
   NeighbourStatsSink sink(side == StatsSide::Left ? left.n : right->n, side, self, partner_ranks,
-                          keep_going, fields);
+                          keep_going, fields, progress);
   JoinSpec join_spec = spec;
   if (self) join_spec.self_pairs = SelfPairs::Unique;
   const JoinStats join = run_with(runner, left, right, join_spec, sink);

@@ -43,6 +43,10 @@ enum class StatsFields { All, CountsOnly, PairsOnly };
 // the caller then discards (JoinStats::stopped). Empty: never stops.
 using KeepGoing = std::function<bool()>;
 
+// Called now and then on the calling thread with the candidate pairs (distance evaluations)
+// finished so far, never decreasing: a progress report. Empty: none.
+using Progress = std::function<void(std::uint64_t candidates_done)>;
+
 // How the aggregates run their joins; empty: run_join. The PostgreSQL glue passes its own route
 // (the GPU service or this backend's leased CPU threads).
 using JoinRunner =
@@ -66,9 +70,12 @@ class NeighbourStatsSink : public PairSink {
  public:
   NeighbourStatsSink(std::size_t points, StatsSide side, bool fold_both,
                      const std::uint64_t* partner_ranks, KeepGoing keep_going = {},
-                     StatsFields fields = StatsFields::All);
+                     StatsFields fields = StatsFields::All, Progress progress = {});
   bool consume(const PairBatch& batch) override;
   bool keep_going() override { return !keep_going_ || keep_going_(); }
+  void progress(std::uint64_t candidates_done) override {
+    if (progress_) progress_(candidates_done);
+  }
   // One pair seen from `point` (does not count it in `pairs`).
   void fold(std::uint32_t point, std::uint32_t partner, double distance);
   // The aggregates (NaN / kNoPartner where a point has no partner); the sink is spent.
@@ -93,18 +100,21 @@ class NeighbourStatsSink : public PairSink {
   bool fold_both_;
   const std::uint64_t* partner_ranks_;
   KeepGoing keep_going_;
+  Progress progress_;
 };
 
 // Runs run_join(left, right, spec) into a NeighbourStatsSink for `side` (left points' partners
 // are right points and vice versa). `partner_ranks`: one rank per point of the other side (in a
 // self-join, per point), or nullptr. Throws what run_join throws; `keep_going` may stop it.
-// `runner` runs the join (empty: run_join); `fields`: what the caller reads.
+// `runner` runs the join (empty: run_join); `fields`: what the caller reads; `progress`: the
+// candidates done, now and then (the CPU engine's folds; a GPU backend reports none).
 NeighbourStats run_neighbour_stats(const PointSet& left, const PointSet* right,
                                    const JoinSpec& spec, StatsSide side = StatsSide::Left,
                                    const std::uint64_t* partner_ranks = nullptr,
                                    const KeepGoing& keep_going = {},
                                    const JoinRunner& runner = {},
-                                   StatsFields fields = StatsFields::All);
+                                   StatsFields fields = StatsFields::All,
+                                   const Progress& progress = {});
 
 // runner(left, right, spec, sink), or run_join when runner is empty.
 JoinStats run_with(const JoinRunner& runner, const PointSet& left, const PointSet* right,

@@ -241,13 +241,19 @@ void count_unit(const CellIndex& probe, const CellIndex& build, bool self, Stenc
 
 CountRun grid_neighbour_counts(const CellIndex& probe, const CellIndex& build, const Grid& grid,
                                const JoinParams& params, std::uint64_t* counts,
-                               const std::function<bool()>& keep_going) {
+                               const std::function<bool()>& keep_going,
+                               const std::function<void(std::uint64_t)>& progress) {
   const std::size_t n = probe.point_count();
   const bool self = &probe == &build;
   const std::size_t unit_points = items_per_unit(n, params.threads, 32, 2048);
   const std::size_t units = (n + unit_points - 1) / unit_points;
   std::atomic<std::uint64_t> candidates{0}, pairs{0};
-  const bool done = run_polled_units(units, params.threads, keep_going, [&](std::size_t unit) {
+  // Polled on this thread: the progress so far goes with the poll.
+  const std::function<bool()> poll = [&] {
+    if (progress) progress(candidates.load(std::memory_order_relaxed));
+    return !keep_going || keep_going();
+  };
+  const bool done = run_polled_units(units, params.threads, poll, [&](std::size_t unit) {
     StencilWalker walker(build, grid);
     std::vector<std::size_t> stencil_cells;
     CountRun run;

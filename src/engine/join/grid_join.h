@@ -42,8 +42,10 @@ struct CountRun {
   std::uint64_t pairs = 0;  // the counts' sum
   bool stopped = false;
 };
+// `progress` (optional): the candidates of the finished units, whenever keep_going is polled.
 CountRun grid_neighbour_counts(const CellIndex& probe, const CellIndex& build, const Grid& grid,
                                const JoinParams& params, std::uint64_t* counts,
-                               const std::function<bool()>& keep_going);
+                               const std::function<bool()>& keep_going,
+                               const std::function<void(std::uint64_t)>& progress = {});
 
 }  // namespace simjoin

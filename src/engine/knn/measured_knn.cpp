@@ -6,6 +6,8 @@
 #include <numeric>
 #include <vector>
 
+#include "engine/knn/neighbour_heap.h"
+
 namespace simjoin {
 
 namespace {
@@ -75,10 +77,36 @@ class Output {
   std::uint64_t pairs_ = 0;
 };
 
-struct Measured {
-  double d;
-  std::uint32_t j;
-};
+// Measures query i's candidates (index[0, n), nearest first by the engine's distance) in that
+// order until its k nearest by the measure are certain: the next unmeasured candidate, and every
+// point left out of them, lie beyond the reach of the k-th measure so far (eps while fewer than k
+// are within it), so they are all farther. `complete`: the candidates are every point within the
+// engine's eps. True with `best` holding the answer; false where the candidates do not settle it.
+// A batch measures k candidates while fewer than k are held, then one at a time.
+bool settle(std::uint32_t i, const std::uint32_t* index, const double* distance, std::size_t n,
+            bool complete, bool skip_self, const KnnSpec& spec, const KnnMeasure& measure,
+            NeighbourHeap& best, std::vector<std::uint32_t>& batch, std::vector<double>& values) {
+  best.reset();
+  std::size_t c = 0;
+  for (;;) {
+    const double kth = best.full() ? best.kth_distance() : spec.eps;
+    while (c < n && skip_self && index[c] == i) ++c;
+    bool settled = false;
+    if (c == n)
+      settled = complete || (n > 0 && distance[n - 1] > measure.reach(kth));
+    else if (distance[c] > measure.reach(kth))
+      settled = true;
+    if (c == n || settled) return settled;
+    batch.clear();
+    const std::size_t wanted = best.full() ? 1 : std::min(spec.k, n - c);
+    for (; c < n && batch.size() < wanted; ++c)
+      if (!(skip_self && index[c] == i)) batch.push_back(index[c]);
+    values.resize(batch.size());
+    measure.measure(i, batch.data(), batch.size(), values.data());
+    for (std::size_t b = 0; b < batch.size(); ++b)
+      if (values[b] <= spec.eps) best.offer(values[b], batch[b]);
+  }
+}
 
 }  // namespace
 
@@ -95,7 +123,8 @@ JoinStats run_measured_knn(const PointSet& left, const PointSet* right, const Kn
   std::vector<std::uint32_t> pending(left.n);
   std::iota(pending.begin(), pending.end(), 0u);
   std::vector<double> coords;
-  std::vector<Measured> measured;
+  // (the heap's own eps bound is unused: the measure's values are compared with eps as they are)
+  NeighbourHeap measured(spec.k, spec.eps, Metric::Euclidean);
   std::vector<std::uint32_t> candidates;
   std::vector<double> values;
   Output out(sink, spec.batch_pairs);
@@ -131,29 +160,15 @@ JoinStats run_measured_knn(const PointSet& left, const PointSet* right, const Kn
       for (std::size_t q = 0; q < queries; ++q) {
         const std::uint32_t i = pending[first + q];
         const std::size_t n = found.count(q);
-        candidates.clear();
-        for (std::size_t c = 0; c < n; ++c)
-          if (!(skip_self && found.index(q)[c] == i)) candidates.push_back(found.index(q)[c]);
-        values.resize(candidates.size());
-        if (!candidates.empty()) measure.measure(i, candidates.data(), candidates.size(), values.data());
-        measured.clear();
-        for (std::size_t c = 0; c < candidates.size(); ++c)
-          if (values[c] <= spec.eps) measured.push_back({values[c], candidates[c]});
-        std::sort(measured.begin(), measured.end(), [](const Measured& a, const Measured& b) {
-          return a.d < b.d || (a.d == b.d && a.j < b.j);
-        });
-        // Every point within the engine's eps came (fewer than asked, or all of them), or every
-        // point left out lies beyond the reach of the k-th measure: it is farther.
-        const double kth = measured.size() >= spec.k ? measured[spec.k - 1].d : spec.eps;
-        const bool settled = every_point || n < asked ||
-                             (n > 0 && found.distance(q)[n - 1] > measure.reach(kth));
-        if (!settled) {
+        // Every point within the engine's eps came (fewer than asked, or all of them).
+        const bool complete = every_point || n < asked;
+        if (!settle(i, found.index(q), found.distance(q), n, complete, skip_self, spec, measure,
+                    measured, candidates, values)) {
           unsettled.push_back(i);
           continue;
         }
-        const std::size_t keep = std::min(spec.k, measured.size());
-        for (std::size_t r = 0; r < keep; ++r)
-          if (!out.add(i, measured[r].j, measured[r].d)) {
+        for (const Neighbour& neighbour : measured.sorted())
+          if (!out.add(i, neighbour.index, neighbour.distance)) {
             stats.stopped = true;
             stats.pairs = out.pairs();
             return stats;

@@ -36,6 +36,9 @@ class NeighbourHeap {
   // and, once k are held, no farther than the k-th (a tie may still win on its index). Terms of
   // one dimension alone that exceed it rule a candidate out as well (they never exceed the sum).
   double bound() const { return bound_; }
+  // Whether k candidates are held, and then the k-th's distance.
+  bool full() const { return heap_.size() == k_; }
+  double kth_distance() const { return heap_.front().distance; }
   // Offers a candidate at `distance` (already within bound()).
   void offer(double distance, std::uint32_t index) {
     const Neighbour candidate{distance, index};

@@ -351,7 +351,7 @@ void describe_join(const JoinStats& stats, char* buffer, size_t size) {
 NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* right,
                                        const JoinSpec& spec, StatsSide side,
                                        const std::uint64_t* partner_ranks,
-                                       StatsFields fields) {
+                                       StatsFields fields, bool reports_progress) {
   return dispatch_and_wait(
       left, right, spec,
       [&](std::optional<JoinWork> work) {
@@ -362,8 +362,9 @@ NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* rig
       },
       [&](const JoinSpec& cpu_spec) {
         // The counts alone run on the engine's grid without pairs.
-        NeighbourStats stats = run_neighbour_stats(left, right, cpu_spec, side, partner_ranks,
-                                                   no_interrupt, {}, fields);
+        NeighbourStats stats = run_neighbour_stats(
+            left, right, cpu_spec, side, partner_ranks, no_interrupt, {}, fields,
+            [reports_progress](std::uint64_t done) { progress_candidates(reports_progress, done); });
         report_join(stats.join, std::string());
         return stats;
       });

@@ -74,11 +74,13 @@ JoinStats run_knn(const PointSet& left, const PointSet* right, KnnSpec spec,
 // run_neighbour_stats, routed as run_engine routes a join: the service computes the whole
 // aggregate as one job (pg/service/aggregate_client.h); the CPU engine folds it without pairs.
 // Inside cpp_guard. A pending interrupt stops it (result.join.stopped): the caller then discards
-// the result, leaves C++ and calls raise_if_interrupted.
+// the result, leaves C++ and calls raise_if_interrupted. `reports_progress`: the caller owns the
+// backend's progress report, into which the CPU engine's fold writes its candidates done.
 NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* right,
                                        const JoinSpec& spec, StatsSide side,
                                        const std::uint64_t* partner_ranks,
-                                       StatsFields fields = StatsFields::All);
+                                       StatsFields fields = StatsFields::All,
+                                       bool reports_progress = false);
 
 // run_dbscan, routed the same way (on the CPU, run_dbscan's own route: the grid DBSCAN in 1-3
 // dimensions); stopped as above (counting.stopped or linking.stopped).

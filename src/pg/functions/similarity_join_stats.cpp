@@ -107,8 +107,12 @@ Datum similarity_join_stats(FunctionCallInfo fcinfo, Oid key_type) {
       const NeighbourStats result =
           decider ? run_neighbour_stats(left_points, partners, spec, StatsSide::Left, nullptr,
                                         [] { return !interrupt_pending(); },
-                                        geography_runner(*decider))
-                  : compute_neighbour_stats(left_points, partners, spec, StatsSide::Left, nullptr);
+                                        geography_runner(*decider), StatsFields::All,
+                                        [reporting](uint64_t done) {
+                                          progress_candidates(reporting, done);
+                                        })
+                  : compute_neighbour_stats(left_points, partners, spec, StatsSide::Left, nullptr,
+                                            StatsFields::All, reporting);
       if (result.join.stopped) return true;
       for (size_t i = 0; i < left.n; ++i) {
         stats[i].neighbours = static_cast<int64>(result.count[i]);

@@ -85,7 +85,7 @@ AttrNumber only_column_of(Relation rel, const ColumnArguments& arguments, ValueK
       ereport(ERROR, (errcode(ERRCODE_AMBIGUOUS_COLUMN),
                       errmsg("simjoin: table \"%s\" has more than one %s column",
                              RelationGetRelationName(rel),
-                             kind == ValueKind::Vector     ? "real[], float8[] or vector"
+                             kind == ValueKind::Vector     ? "real[], float8[], vector or halfvec"
                              : kind == ValueKind::Geometry ? "geometry"
                                                            : "geography"),
                       errhint("Name the %s column with %s.",

@@ -322,7 +322,8 @@ void fold_engine_pairs(AggregateState* as) {
         left, self_join ? nullptr : &right, spec, StatsSide::Left, nullptr,
         distances ? StatsFields::All
         : per_point ? StatsFields::CountsOnly
-                    : StatsFields::PairsOnly);
+                    : StatsFields::PairsOnly,
+        st->progress_owned);
     if (stats.join.stopped) return true;
     add_engine_totals(&as->engine_totals, stats.join);
     pairs = stats.pairs;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -160,6 +161,36 @@ TEST(Dbscan, KeepGoingStops) {
     const DbscanResult r = run_dbscan(set, cpu_spec(1.0), min_points, [] { return false; });
     EXPECT_TRUE(r.counting.stopped || r.linking.stopped);
     EXPECT_EQ(r.counting.stopped, min_points > 1);
+  }
+}
+
+}  // namespace
+}  // namespace simjoin::testing
+
+namespace simjoin::testing {
+namespace {
+
+// DBSCAN reports its candidates done over both passes on the calling thread, never decreasing,
+// at most the passes' candidates: on the grid (2-D) and on the joins (8-D).
+TEST(Dbscan, ReportsProgressOnTheCallingThread) {
+  for (std::size_t dim : {2, 8}) {
+    const Points points = uniform_points(dim == 2 ? 60000 : 6000, dim, 0.0, dim == 2 ? 100.0 : 2.0, 19);
+    JoinSpec spec = cpu_spec(dim == 2 ? 1.0 : 0.6);
+    spec.threads = 2;
+    std::vector<std::uint64_t> reports;
+    const std::thread::id caller = std::this_thread::get_id();
+    bool other_thread = false;
+    const DbscanResult result =
+        run_dbscan(points.set(), spec, 4, {}, {}, [&](std::uint64_t done) {
+          other_thread = other_thread || std::this_thread::get_id() != caller;
+          reports.push_back(done);
+        });
+    SCOPED_TRACE(dim);
+    EXPECT_FALSE(other_thread);
+    ASSERT_FALSE(reports.empty());
+    EXPECT_TRUE(std::is_sorted(reports.begin(), reports.end()));
+    EXPECT_LE(reports.back(), result.counting.candidates + result.linking.candidates);
+    EXPECT_GT(reports.back(), 0u);
   }
 }
 

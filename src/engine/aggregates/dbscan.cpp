@@ -52,10 +52,16 @@ class UnionFind {
 // The second pass: unions core-core pairs, keeps each non-core point's smallest core neighbour.
 class LinkingSink : public PairSink {
  public:
+  // `counted`: the first pass's candidates, before this pass's in the progress reported.
   LinkingSink(const std::vector<PointKind>& kind, UnionFind& sets,
-              std::vector<std::uint32_t>& border_core, const KeepGoing& keep_going)
-      : kind_(kind), sets_(sets), border_core_(border_core), keep_going_(keep_going) {}
+              std::vector<std::uint32_t>& border_core, const KeepGoing& keep_going,
+              const Progress& progress, std::uint64_t counted)
+      : kind_(kind), sets_(sets), border_core_(border_core), keep_going_(keep_going),
+        progress_(progress), counted_(counted) {}
   bool keep_going() override { return !keep_going_ || keep_going_(); }
+  void progress(std::uint64_t candidates_done) override {
+    if (progress_) progress_(counted_ + candidates_done);
+  }
   bool consume(const PairBatch& batch) override {
     for (std::size_t k = 0; k < batch.size; ++k) {
       const std::uint32_t a = batch.left[k], b = batch.right[k];
@@ -76,12 +82,15 @@ class LinkingSink : public PairSink {
   UnionFind& sets_;
   std::vector<std::uint32_t>& border_core_;
   const KeepGoing& keep_going_;
+  const Progress& progress_;
+  std::uint64_t counted_;
 };
 
 }  // namespace
 
 DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
-                        const KeepGoing& keep_going, const JoinRunner& runner) {
+                        const KeepGoing& keep_going, const JoinRunner& runner,
+                        const Progress& progress) {
   if (!runner) {
     check_inputs(points, nullptr);
     JoinSpec join_spec = spec;  // the joins as they run, for Auto
@@ -90,7 +99,8 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
       return backend->dbscan(points, spec, min_points, keep_going);
     // Low dimensions on the CPU: the grid DBSCAN (the same results, without enumerating pairs).
     if (spec.device != Device::Gpu) {
-      if (std::optional<DbscanResult> grid = run_dbscan_grid(points, spec, min_points, keep_going))
+      if (std::optional<DbscanResult> grid =
+              run_dbscan_grid(points, spec, min_points, keep_going, true, progress))
         return std::move(*grid);
     }
   }
@@ -103,7 +113,7 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
   NeighbourStats counts;
   if (min_points > 1) {
     counts = run_neighbour_stats(points, nullptr, join_spec, StatsSide::Left, nullptr, keep_going,
-                                 runner, StatsFields::CountsOnly);
+                                 runner, StatsFields::CountsOnly, progress);
     result.counting = std::move(counts.join);
     if (result.counting.stopped) return result;
   }
@@ -116,7 +126,8 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
 
   UnionFind sets(n);
   std::vector<std::uint32_t> border_core(n, kNone);
-  LinkingSink linking(result.kind, sets, border_core, keep_going);
+  LinkingSink linking(result.kind, sets, border_core, keep_going, progress,
+                      result.counting.candidates);
   join_spec.self_pairs = SelfPairs::Unique;
   result.linking = run_with(runner, points, nullptr, join_spec, linking);
   if (result.linking.stopped) return result;

@@ -41,8 +41,10 @@ struct DbscanResult {
 // Clusters `points` within spec.eps (spec.metric, device, algorithm, threads apply;
 // spec.self_pairs is ignored). Throws what run_join throws. `keep_going` false stops it: the
 // result is then incomplete (counting.stopped or linking.stopped) and must be discarded.
-// `runner` runs both joins (empty: run_join).
+// `runner` runs both joins (empty: run_join). `progress`: the candidates done over both passes,
+// now and then (the CPU engine's; a GPU backend reports none).
 DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
-                        const KeepGoing& keep_going = {}, const JoinRunner& runner = {});
+                        const KeepGoing& keep_going = {}, const JoinRunner& runner = {},
+                        const Progress& progress = {});
 
 }  // namespace simjoin

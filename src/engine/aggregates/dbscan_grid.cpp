@@ -56,11 +56,12 @@ template <Metric M>
 class GridDbscan {
  public:
   GridDbscan(const GridCells& cells, std::uint64_t min_points, int threads,
-             const KeepGoing& keep_going)
+             const KeepGoing& keep_going, const Progress& progress)
       : g_(cells),
         min_points_(min_points),
         threads_(threads),
         keep_going_(keep_going),
+        progress_(progress),
         core_(cells.ids.size(), 0),
         first_core_(cells.cell_count(), kNone),
         sets_(cells.cell_count()) {}
@@ -127,7 +128,12 @@ class GridDbscan {
     const std::size_t per_unit = items_per_unit(cells, threads_, 64, 16384);
     const std::size_t units = (cells + per_unit - 1) / per_unit;
     std::atomic<std::uint64_t> total{0};
-    const bool done = run_polled_units(units, threads_, keep_going_, [&](std::size_t unit) {
+    // Polled on the calling thread: the progress over every phase so far goes with the poll.
+    const KeepGoing poll = [&] {
+      if (progress_) progress_(done_ + total.load(std::memory_order_relaxed));
+      return !keep_going_ || keep_going_();
+    };
+    const bool done = run_polled_units(units, threads_, poll, [&](std::size_t unit) {
       NeighbourCells walk(g_);
       std::vector<std::uint32_t> near;
       std::uint64_t evals = 0;
@@ -136,6 +142,7 @@ class GridDbscan {
       total.fetch_add(evals, std::memory_order_relaxed);
     });
     evaluations += total.load();
+    done_ += total.load();
     return done;
   }
 
@@ -214,6 +221,8 @@ class GridDbscan {
   const std::uint64_t min_points_;
   const int threads_;
   const KeepGoing& keep_going_;
+  const Progress& progress_;
+  std::uint64_t done_ = 0;  // the candidates of the phases before
   std::vector<std::uint8_t> core_;
   std::vector<std::uint32_t> first_core_;
   ConcurrentUnionFind sets_;
@@ -221,9 +230,9 @@ class GridDbscan {
 
 template <Metric M>
 void cluster_on_grid(const GridCells& cells, std::uint64_t min_points, int threads,
-                     const KeepGoing& keep_going, DbscanResult& result, PhaseClock& counting,
-                     PhaseClock& linking) {
-  GridDbscan<M> grid(cells, min_points, threads, keep_going);
+                     const KeepGoing& keep_going, const Progress& progress,
+                     DbscanResult& result, PhaseClock& counting, PhaseClock& linking) {
+  GridDbscan<M> grid(cells, min_points, threads, keep_going, progress);
   if (!grid.find_core(result, result.counting.candidates)) {
     (min_points > 1 ? result.counting : result.linking).stopped = true;
     return;
@@ -258,7 +267,7 @@ void cluster_on_grid(const GridCells& cells, std::uint64_t min_points, int threa
 std::optional<DbscanResult> run_dbscan_grid(const PointSet& points, const JoinSpec& spec,
                                             std::uint64_t min_points,
                                             const KeepGoing& keep_going,
-                                            bool only_where_faster) {
+                                            bool only_where_faster, const Progress& progress) {
   check_inputs(points, nullptr);
   DbscanResult result;
   const bool counts = min_points > 1;  // as run_dbscan: no counting pass for min_points <= 1
@@ -287,8 +296,8 @@ std::optional<DbscanResult> run_dbscan_grid(const PointSet& points, const JoinSp
     return result;
   }
   with_metric(spec.metric, [&](auto tag) {
-    cluster_on_grid<decltype(tag)::value>(*cells, min_points, threads, keep_going, result,
-                                          counting, linking);
+    cluster_on_grid<decltype(tag)::value>(*cells, min_points, threads, keep_going, progress,
+                                          result, counting, linking);
   });
   return result;
 }

@@ -28,10 +28,12 @@ namespace simjoin {
 // does not apply (see build_grid_cells: dimension 1 to 3, not cosine, eps finite and > 0, the
 // cells countable) or, with only_where_faster, would be slower than the pair-based path (3-D
 // with sparse cells: up to 125 neighbouring cells each). Stopped by keep_going:
-// counting.stopped or linking.stopped, as run_dbscan.
+// counting.stopped or linking.stopped, as run_dbscan. `progress`: the candidates of the finished
+// units over all phases, whenever keep_going is polled.
 std::optional<DbscanResult> run_dbscan_grid(const PointSet& points, const JoinSpec& spec,
                                             std::uint64_t min_points,
                                             const KeepGoing& keep_going = {},
-                                            bool only_where_faster = true);
+                                            bool only_where_faster = true,
+                                            const Progress& progress = {});
 
 }  // namespace simjoin

@@ -362,16 +362,16 @@ NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* rig
       },
       [&](const JoinSpec& cpu_spec) {
         // The counts alone run on the engine's grid without pairs.
-        NeighbourStats stats = run_neighbour_stats(
-            left, right, cpu_spec, side, partner_ranks, no_interrupt, {}, fields,
-            [reports_progress](std::uint64_t done) { progress_candidates(reports_progress, done); });
+        NeighbourStats stats = run_neighbour_stats(left, right, cpu_spec, side, partner_ranks,
+                                                   no_interrupt, {}, fields,
+                                                   progress_into(reports_progress));
         report_join(stats.join, std::string());
         return stats;
       });
 }
 
 DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,
-                            std::uint64_t min_points) {
+                            std::uint64_t min_points, bool reports_progress) {
   return dispatch_and_wait(
       points, nullptr, spec,
       [&](std::optional<JoinWork> work) {
@@ -382,7 +382,8 @@ DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,
       [&](const JoinSpec& cpu_spec) {
         // No runner: in 1-3 dimensions the engine's grid DBSCAN, which enumerates no pairs; else
         // its two joins.
-        DbscanResult result = run_dbscan(points, cpu_spec, min_points, no_interrupt);
+        DbscanResult result = run_dbscan(points, cpu_spec, min_points, no_interrupt, {},
+                                         progress_into(reports_progress));
         if (!result.counting.stopped && !result.linking.stopped) report_dbscan(result);
         return result;
       });

@@ -82,10 +82,15 @@ NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* rig
                                        StatsFields fields = StatsFields::All,
                                        bool reports_progress = false);
 
+// The candidates done into the backend's progress report, where the caller owns it.
+inline Progress progress_into(bool reports_progress) {
+  return [reports_progress](std::uint64_t done) { progress_candidates(reports_progress, done); };
+}
+
 // run_dbscan, routed the same way (on the CPU, run_dbscan's own route: the grid DBSCAN in 1-3
 // dimensions); stopped as above (counting.stopped or linking.stopped).
 DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,
-                            std::uint64_t min_points);
+                            std::uint64_t min_points, bool reports_progress = false);
 
 // The NOTICEs of a finished join: the GPU fallback message (if any) and the simjoin.explain line.
 // Inside cpp_guard (it uses pg_call).

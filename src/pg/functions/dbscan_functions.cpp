@@ -87,12 +87,12 @@ Datum cluster_and_return(FunctionCallInfo fcinfo, TableVectors* points, double e
     // be alive in this frame then.
     const bool stopped = cpp_guard([&] {
       const JoinSpec spec = join_spec(eps, metric, algorithm);
-      progress_joining(reporting, point_set(*points), nullptr, spec);
       const std::uint64_t min = static_cast<std::uint64_t>(min_points);
+      progress_joining(reporting, point_set(*points), nullptr, spec, min > 1 ? 2 : 1);
       const DbscanResult result =
           decider ? run_dbscan(point_set(*points), spec, min, [] { return !interrupt_pending(); },
-                               geography_runner(*decider))
-                  : compute_dbscan(point_set(*points), spec, min);
+                               geography_runner(*decider), progress_into(reporting))
+                  : compute_dbscan(point_set(*points), spec, min, reporting);
       if (result.counting.stopped || result.linking.stopped) return true;
       for (size_t i = 0; i < n; ++i) {
         cluster[i] = result.cluster[i];

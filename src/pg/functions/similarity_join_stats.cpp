@@ -108,9 +108,7 @@ Datum similarity_join_stats(FunctionCallInfo fcinfo, Oid key_type) {
           decider ? run_neighbour_stats(left_points, partners, spec, StatsSide::Left, nullptr,
                                         [] { return !interrupt_pending(); },
                                         geography_runner(*decider), StatsFields::All,
-                                        [reporting](uint64_t done) {
-                                          progress_candidates(reporting, done);
-                                        })
+                                        progress_into(reporting))
                   : compute_neighbour_stats(left_points, partners, spec, StatsSide::Left, nullptr,
                                             StatsFields::All, reporting);
       if (result.join.stopped) return true;

@@ -33,6 +33,7 @@ struct Report {
   std::optional<PointSet> left;        // the joining phase's points, for the estimate
   std::optional<PointSet> right;
   JoinSpec spec;
+  unsigned passes = 1;                 // the estimate's multiple (DBSCAN: two passes)
   bool total_known = false;
   std::chrono::steady_clock::time_point joining_since;
 };
@@ -104,12 +105,13 @@ void progress_set_rows(bool owned, std::uint64_t rows) {
 }
 
 void progress_joining(bool owned, const PointSet& left, const PointSet* right,
-                      const JoinSpec& spec) {
+                      const JoinSpec& spec, unsigned passes) {
   if (!owned || !reporting()) return;
   report.left = left;
   report.right = right ? std::optional<PointSet>(*right) : std::nullopt;
   report.spec = spec;
   report.spec.threads = 1;  // the estimate runs beside the join's own threads, on this one
+  report.passes = passes;
   report.total_known = false;
   report.joining_since = std::chrono::steady_clock::now();
   report.rows_written = report.rows;
@@ -128,7 +130,7 @@ void progress_candidates(bool owned, std::uint64_t done) {
   try {
     const JoinWork work =
         estimate_join_work(*report.left, report.right ? &*report.right : nullptr, report.spec);
-    set(PROGRESS_WORK_TOTAL, static_cast<std::int64_t>(work.candidates));
+    set(PROGRESS_WORK_TOTAL, static_cast<std::int64_t>(work.candidates * report.passes));
   } catch (...) {
   }
 }

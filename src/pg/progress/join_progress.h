@@ -58,9 +58,9 @@ void progress_add_rows(std::uint64_t rows);  // more rows loaded (written every 
 void progress_set_rows(bool owned, std::uint64_t rows);  // the rows loaded, all
 // Phase Joining on these points, which must stay valid until the report ends or goes back to
 // Loading: their sampled work becomes the total once the join has run half a second
-// (estimate_join_work, on this thread).
+// (estimate_join_work, on this thread), times `passes` (DBSCAN's two: its counts, its links).
 void progress_joining(bool owned, const PointSet& left, const PointSet* right,
-                      const JoinSpec& spec);
+                      const JoinSpec& spec, unsigned passes = 1);
 void progress_candidates(bool owned, std::uint64_t done);  // the engine's candidates done
 void progress_add_pairs(bool owned, std::uint64_t pairs);
 

@@ -155,5 +155,37 @@ TEST(MeasuredKnn, StopsWhenTheSinkAsks) {
   EXPECT_EQ(sink.pairs.size(), 10u);
 }
 
+// A cancel (keep_going false) is seen between the queries' measures, not only by the engine:
+// here it comes once 500 candidates were measured, after the engine's round ended.
+TEST(MeasuredKnn, StopsOnACancelWhileMeasuring) {
+  class CancelAfterMeasures : public CollectingSink {
+   public:
+    explicit CancelAfterMeasures(const std::size_t& measured) : measured_(measured) {}
+    bool keep_going() override { return measured_ < 500; }
+
+   private:
+    const std::size_t& measured_;
+  };
+  const Points left = uniform_points(3000, 2, 0.0, 1.0, 13);
+  std::size_t measured = 0;
+  KnnMeasure m = stretched_measure(left, left, 1.0);
+  const auto measure = m.measure;
+  m.measure = [&](std::size_t i, const std::uint32_t* js, std::size_t n, double* out) {
+    measured += n;
+    measure(i, js, n, out);
+  };
+  CancelAfterMeasures sink(measured);
+  const PointSet set = left.set();
+  const JoinStats stats = run_measured_knn(
+      set, nullptr, knn_spec(4), m,
+      [](const PointSet& l, const PointSet* r, const KnnSpec& s, PairSink& candidates) {
+        return run_knn_join(l, r, s, candidates);
+      },
+      sink);
+  EXPECT_TRUE(stats.stopped);
+  EXPECT_GE(measured, 500u);
+  EXPECT_LT(measured, 500u + 256u * 8u);  // within the next 256 queries' measures
+}
+
 }  // namespace
 }  // namespace simjoin::testing

@@ -128,6 +128,11 @@ JoinStats run_measured_knn(const PointSet& left, const PointSet* right, const Kn
   std::vector<std::uint32_t> candidates;
   std::vector<double> values;
   Output out(sink, spec.batch_pairs);
+  const auto stop = [&] {
+    stats.stopped = true;
+    stats.pairs = out.pairs();
+    return stats;
+  };
   // The first round's candidates beyond k: on the spheroid the measure's order differs from the
   // chord's by under 1%, so a few more than k settle most points.
   std::size_t wanted = spec.k + spec.k / 2 + 2;
@@ -152,12 +157,10 @@ JoinStats run_measured_knn(const PointSet& left, const PointSet* right, const Kn
       stats.algorithm = engine.algorithm;
       stats.candidates += engine.candidates;
       ++stats.batches;
-      if (engine.stopped || !sink.keep_going()) {
-        stats.stopped = true;
-        stats.pairs = out.pairs();
-        return stats;
-      }
+      if (engine.stopped || !sink.keep_going()) return stop();
       for (std::size_t q = 0; q < queries; ++q) {
+        // (the measures may be slow calls: a cancel is polled between queries)
+        if ((q & 255) == 255 && !sink.keep_going()) return stop();
         const std::uint32_t i = pending[first + q];
         const std::size_t n = found.count(q);
         // Every point within the engine's eps came (fewer than asked, or all of them).
@@ -168,11 +171,7 @@ JoinStats run_measured_knn(const PointSet& left, const PointSet* right, const Kn
           continue;
         }
         for (const Neighbour& neighbour : measured.sorted())
-          if (!out.add(i, neighbour.index, neighbour.distance)) {
-            stats.stopped = true;
-            stats.pairs = out.pairs();
-            return stats;
-          }
+          if (!out.add(i, neighbour.index, neighbour.distance)) return stop();
       }
     }
     pending.swap(unsettled);

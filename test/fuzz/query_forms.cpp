@@ -14,6 +14,16 @@ namespace fuzz {
 
 namespace {
 
+// A key as geography. One whose coordinates PostGIS's cast makes NaN (NaN or infinite ones)
+// becomes NULL: PostGIS's geography distance of such a point is not a function of its arguments
+// (it depends on the calls before it: the same pair gives 11475670.43192 alone and
+// 11475670.42987115 after other pairs), so PostgreSQL's own plan returns other rows for another
+// order of the outer rows, and no two plans can be compared.
+std::string geography_key(const std::string& key) {
+  const std::string cast = "(" + key + ")::geography";
+  return "(CASE WHEN ST_AsText(" + cast + ") NOT LIKE '%NaN%' THEN " + cast + " END)";
+}
+
 // x, or x shifted by s (an outer value) when s is not empty.
 std::string plus(const std::string& x, const std::string& s) {
   return s.empty() ? x : "(" + x + " + " + s + ")";
@@ -269,8 +279,8 @@ Core FormGenerator::core(const CoreOptions& o) {
       };
       if (geography) {
         bound = "(" + B + ") * 111195";
-        lk = "(" + lk + ")::geography";
-        rk = "(" + rk + ")::geography";
+        lk = geography_key(lk);
+        rk = geography_key(rk);
         if (rng_.chance(0.6)) spheroid = rng_.chance(0.5) ? ", true" : ", false";
       } else {
         lk = extent(lk);

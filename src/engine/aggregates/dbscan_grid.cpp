@@ -128,11 +128,8 @@ class GridDbscan {
     const std::size_t per_unit = items_per_unit(cells, threads_, 64, 16384);
     const std::size_t units = (cells + per_unit - 1) / per_unit;
     std::atomic<std::uint64_t> total{0};
-    // Polled on the calling thread: the progress over every phase so far goes with the poll.
-    const KeepGoing poll = [&] {
-      if (progress_) progress_(done_ + total.load(std::memory_order_relaxed));
-      return !keep_going_ || keep_going_();
-    };
+    // (the progress over every phase so far goes with each poll)
+    const KeepGoing poll = reporting_progress(keep_going_, progress_, total, done_);
     const bool done = run_polled_units(units, threads_, poll, [&](std::size_t unit) {
       NeighbourCells walk(g_);
       std::vector<std::uint32_t> near;

@@ -248,11 +248,7 @@ CountRun grid_neighbour_counts(const CellIndex& probe, const CellIndex& build, c
   const std::size_t unit_points = items_per_unit(n, params.threads, 32, 2048);
   const std::size_t units = (n + unit_points - 1) / unit_points;
   std::atomic<std::uint64_t> candidates{0}, pairs{0};
-  // Polled on this thread: the progress so far goes with the poll.
-  const std::function<bool()> poll = [&] {
-    if (progress) progress(candidates.load(std::memory_order_relaxed));
-    return !keep_going || keep_going();
-  };
+  const KeepGoing poll = reporting_progress(keep_going, progress, candidates);
   const bool done = run_polled_units(units, params.threads, poll, [&](std::size_t unit) {
     StencilWalker walker(build, grid);
     std::vector<std::size_t> stencil_cells;

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numeric>
 #include <vector>
 
 #include "engine/knn/neighbour_heap.h"
+#include "engine/parallel/batch_pipeline.h"
 
 namespace simjoin {
 
@@ -50,30 +50,27 @@ class CandidateSink : public PairSink {
 // The certain answers, handed to the sink in batches.
 class Output {
  public:
-  Output(PairSink& sink, std::size_t batch) : sink_(sink), batch_(std::max<std::size_t>(batch, 1)) {}
+  Output(PairSink& sink, std::size_t batch_pairs)
+      : sink_(sink), batch_pairs_(std::max<std::size_t>(batch_pairs, 1)) {}
   bool add(std::uint32_t i, std::uint32_t j, double d) {
-    left_.push_back(i);
-    right_.push_back(j);
-    distance_.push_back(d);
-    return left_.size() < batch_ || flush();
+    batch_.left.push_back(i);
+    batch_.right.push_back(j);
+    batch_.distance.push_back(d);
+    return batch_.size() < batch_pairs_ || flush();
   }
   bool flush() {
-    if (left_.empty()) return true;
-    const bool more = sink_.consume(PairBatch{left_.data(), right_.data(), distance_.data(),
-                                              left_.size()});
-    pairs_ += left_.size();
-    left_.clear();
-    right_.clear();
-    distance_.clear();
+    if (batch_.size() == 0) return true;
+    const bool more = sink_.consume(batch_.view());
+    pairs_ += batch_.size();
+    batch_.clear();
     return more;
   }
   std::uint64_t pairs() const { return pairs_; }
 
  private:
   PairSink& sink_;
-  std::size_t batch_;
-  std::vector<std::uint32_t> left_, right_;
-  std::vector<double> distance_;
+  std::size_t batch_pairs_;
+  OwnedPairBatch batch_;
   std::uint64_t pairs_ = 0;
 };
 

@@ -96,4 +96,12 @@ bool run_polled_units(std::size_t units, int threads, const KeepGoing& keep_goin
   return !stopped && !threads_abandoned();
 }
 
+KeepGoing reporting_progress(const KeepGoing& keep_going, const Progress& progress,
+                             const std::atomic<std::uint64_t>& counted, std::uint64_t before) {
+  return [&keep_going, &progress, &counted, before] {
+    if (progress) progress(before + counted.load(std::memory_order_relaxed));
+    return !keep_going || keep_going();
+  };
+}
+
 }  // namespace simjoin

@@ -2,7 +2,9 @@
 // cancel): for passes that hand no pairs to a sink (the grid DBSCAN's phases).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 
 #include "engine/aggregates/neighbour_stats.h"
@@ -16,5 +18,10 @@ namespace simjoin {
 // here after every worker has ended.
 bool run_polled_units(std::size_t units, int threads, const KeepGoing& keep_going,
                       const std::function<void(std::size_t unit)>& work);
+
+// keep_going (empty: go on) that first reports `before` plus the candidates counted so far to
+// `progress` (if any): the poll of run_polled_units, on the calling thread.
+KeepGoing reporting_progress(const KeepGoing& keep_going, const Progress& progress,
+                             const std::atomic<std::uint64_t>& counted, std::uint64_t before = 0);
 
 }  // namespace simjoin

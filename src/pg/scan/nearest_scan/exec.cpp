@@ -319,6 +319,15 @@ void select_chunk(NearestScanState* st) {
   st->sorted = end;
 }
 
+// The next candidate in the engine's order (its distance the operator's value); false once every
+// candidate is out (the NULL tail follows).
+bool next_candidate(NearestScanState* st, uint32* row) {
+  if (st->next == st->sorted && st->sorted < st->n_candidates) select_chunk(st);
+  if (st->next == st->sorted) return false;
+  *row = st->candidates[st->next++].row;
+  return true;
+}
+
 // Measured order: the next row by the ORDER BY's value, measuring candidates in the engine's order
 // until the heap's nearest is certain; false once every candidate is out (the NULL tail follows).
 bool next_measured(NearestScanState* st, uint32* row) {
@@ -345,17 +354,8 @@ TupleTableSlot* next_row(ScanState* node) {
   TupleTableSlot* slot = node->ss_ScanTupleSlot;
   for (;;) {
     uint32 row;
-    if (st->measured && next_measured(st, &row)) {
-      // measured: its quals passed for this key (evaluate_row)
-    } else if (st->measured && st->next_tail < st->n_tail) {
-      row = st->tail[st->next_tail++];
-    } else if (st->measured) {
-      return ExecClearTuple(slot);
-    } else if (st->next < st->sorted) {
-      row = st->candidates[st->next++].row;
-    } else if (st->sorted < st->n_candidates) {
-      select_chunk(st);
-      continue;
+    if (st->measured ? next_measured(st, &row) : next_candidate(st, &row)) {
+      // (a measured row's quals passed for this key: evaluate_row)
     } else if (st->next_tail < st->n_tail) {
       row = st->tail[st->next_tail++];
     } else {

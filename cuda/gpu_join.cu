@@ -71,6 +71,7 @@ Tuning& tuning() {
       defaults.tensor = tensor[0] == '0' ? 0 : tensor[0] == '1' ? 1 : -1;
     defaults.resident_queries = env_size("SIMJOIN_GPU_RESIDENT_QUERIES", 1, true) != 0;
     defaults.tensor_registers = env_size("SIMJOIN_GPU_TENSOR_REGISTERS", 1, true) != 0;
+    defaults.tensor_prune = env_size("SIMJOIN_GPU_TENSOR_PRUNE", 1, true) != 0;
     const std::size_t pick_rows = env_size("SIMJOIN_GPU_KNN_PICK_ROWS", 16, true);
     defaults.knn_pick_rows = pick_rows == 0 || pick_rows == 32 ? static_cast<int>(pick_rows) : 16;
     return defaults;
@@ -183,12 +184,18 @@ void run_tensor_brute_force(const PointSet& left, const PointSet* right,
   const auto n_right = static_cast<std::uint32_t>(right ? right->n : 0);
   const double* right_data = right ? right_coords.data() : nullptr;
   CudaStream stream;
-  const TensorInputs inputs = make_tensor_inputs(left_coords.data(), n_left, right_data, n_right,
-                                                 dim, bound, tuning().float_margin, stream.get());
+  const bool prune = tuning().tensor_prune;
+  const TensorInputs inputs =
+      make_tensor_inputs(left_coords.data(), n_left, right_data, n_right, dim, bound,
+                         tuning().float_margin, prune, stream.get());
   timer.mark("upload");
+  TensorJoinArgs args =
+      tensor_join_args(inputs, left_coords.data(), n_left, right_data, n_right, dim, bound);
+  const TileMask mask = prune ? tensor_tile_mask(inputs, args, stream.get()) : TileMask();
+  use_tile_mask(args, mask);
+  timer.mark("prune");
   if (stop_requested(sink, stats)) return;  // cancel between phases too
-  const TensorJoinProducer producer(
-      tensor_join_args(inputs, left_coords.data(), n_left, right_data, n_right, dim, bound));
+  const TensorJoinProducer producer(args);
   finish_join(
       producer, consume, right, spec,
       [&] { return finite_ids(left_coords.data(), left.n, left.dim); }, sink, stats);

@@ -52,6 +52,9 @@ struct Tuning {
   // of up to 128 padded dimensions; false stages them through shared memory
   // (SIMJOIN_GPU_TENSOR_REGISTERS=0).
   bool tensor_registers = true;
+  // Its rows ordered in space and its tile pairs pruned by bounding balls (tile_pruning.cuh);
+  // false joins every tile pair in input order (SIMJOIN_GPU_TENSOR_PRUNE=0).
+  bool tensor_prune = true;
   // Device aggregates (fold_pass.cuh): queries per launch of a fold pass; 0 adapts it to about
   // 0.1 s a launch (tests set a few hundred to force many launches).
   std::uint32_t fold_launch_queries = 0;

@@ -130,8 +130,8 @@ __global__ void __launch_bounds__(256 / ROW_BLOCKS, 2) pick_on_registers_kernel(
       refresh_thresholds();
     }
   };
-  registers::for_each_tile(s.stage, a.right_half, a.padded_dim, false, blockIdx.y, a.splits,
-                           tiles, on_tile);
+  registers::for_each_tile(s.stage, a.right_half, a.padded_dim, false, TileWalk{tiles, a.splits},
+                           0, blockIdx.y, on_tile);
 
   for (int r = 0; r < kRowsPerWarp; ++r) {
     const int row = warp_row0 + r;

@@ -203,7 +203,7 @@ JoinStats run_knn_tensor_join(const PointSet& left, const PointSet* right, const
   const double margin = tuning().float_margin;
   const TensorInputs inputs =
       make_tensor_inputs(left_side.filtered(), n_left, self ? nullptr : right_side.filtered(),
-                         n_right, dim, 0.0, margin, stream.get());
+                         n_right, dim, 0.0, margin, false, stream.get());
   const HalfRows left_half = rows_of(inputs.left);
   const HalfRows right_half = self ? left_half : rows_of(inputs.right);
   timer.mark("upload");

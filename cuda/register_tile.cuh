@@ -12,6 +12,7 @@
 
 #include "mma_sync.cuh"
 #include "tensor_filter.cuh"
+#include "tile_walk.cuh"
 
 namespace simjoin::gpu::registers {
 
@@ -123,26 +124,30 @@ __device__ __forceinline__ void for_each_accumulator(F&& f) {
       for (int i = 0; i < 4; ++i) f(r, c, i);
 }
 
-// Runs on_tile(staged tile, c0) for candidate tiles first, first + stride, ... below `tiles`,
-// each tile's copies started while the one before it is processed (every thread of the block
-// calls it; on_tile may read the stage until it returns).
+// Runs on_tile(staged tile, c0) for the candidate tiles of `walk` from its offset-th visited tile
+// at or after `first` (tile_walk.cuh), each tile's copies started while the one before it is
+// processed (every thread of the block calls it; on_tile may read the stage until it returns).
 template <typename OnTile>
 __device__ __forceinline__ void for_each_tile(CandidateTile (&stage)[2], const HalfRows& rows,
                                               int padded_dim, bool bound_terms,
-                                              std::uint32_t first, std::uint32_t stride,
-                                              std::uint32_t tiles, OnTile&& on_tile) {
-  if (first < tiles) stage_tile(stage[0], rows, padded_dim, first * kTileCandidates, bound_terms);
+                                              const TileWalk& walk, std::uint32_t first,
+                                              std::uint32_t offset, OnTile&& on_tile) {
+  std::uint32_t tile = walk.start(first, offset);
+  if (tile < walk.tiles)
+    stage_tile(stage[0], rows, padded_dim, tile * kTileCandidates, bound_terms);
   mma::commit_copies();
   int buffer = 0;
-  for (std::uint32_t tile = first; tile < tiles; tile += stride, buffer ^= 1) {
-    const std::uint32_t next = tile + stride;
-    if (next < tiles)
+  while (tile < walk.tiles) {
+    const std::uint32_t next = walk.next(tile);
+    if (next < walk.tiles)
       stage_tile(stage[buffer ^ 1], rows, padded_dim, next * kTileCandidates, bound_terms);
     mma::commit_copies();
     mma::wait_copies<1>();  // this tile's copies are done; the next tile's may still run
     __syncthreads();
     on_tile(stage[buffer], tile * kTileCandidates);
     __syncthreads();  // the stage is read: the next round's copies may overwrite it
+    tile = next;
+    buffer ^= 1;
   }
 }
 

@@ -1,12 +1,14 @@
 // The FP16 copies of the points and the tensor-core filter's bound terms (see tensor_filter.cuh).
 #include "tensor_filter.cuh"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "cuda_check.h"
 #include "engine/join/filter_scale.h"
+#include "tile_pruning.cuh"
 
 namespace simjoin::gpu {
 namespace {
@@ -31,18 +33,24 @@ __device__ void mark_finite_rows(const double* coords, std::uint64_t first, std:
   __syncthreads();
 }
 
-// Sums of the finite rows' coordinates, per dimension, and the number of finite rows.
+// Sums of the finite rows' coordinates and of their squares, per dimension, and the number of
+// finite rows.
 __global__ void column_sums(const double* coords, std::uint64_t n, int dim, double* sums,
-                            unsigned long long* finite_rows) {
+                            double* squares, unsigned long long* finite_rows) {
   const std::uint64_t first = std::uint64_t(blockIdx.x) * kRowsPerBlock;
   const std::uint64_t last = min(first + kRowsPerBlock, n);
   __shared__ bool finite[kRowsPerBlock];
   mark_finite_rows(coords, first, last, dim, finite);
   for (int j = threadIdx.x; j < dim; j += blockDim.x) {
-    double sum = 0.0;
+    double sum = 0.0, square = 0.0;
     for (std::uint64_t i = first; i < last; ++i)
-      if (finite[i - first]) sum += coords[i * dim + j];
+      if (finite[i - first]) {
+        const double x = coords[i * dim + j];
+        sum += x;
+        square = fma(x, x, square);
+      }
     atomicAdd(sums + j, sum);
+    atomicAdd(squares + j, square);
   }
   if (threadIdx.x == 0) {
     unsigned long long count = 0;
@@ -67,6 +75,7 @@ __global__ void largest_offset(const double* coords, std::uint64_t n, int dim,
 
 struct HalfCopyArgs {
   const double* coords;
+  const std::uint32_t* order;  // FP16 row r holds input row order[r] (null: row r)
   std::uint64_t n, padded_rows;
   int dim, padded_dim;
   const double* centre;
@@ -86,16 +95,17 @@ __global__ void half_copy(HalfCopyArgs a) {
   const int lane = threadIdx.x & 31;
   if (row >= a.padded_rows) return;
   const bool real = row < a.n;
+  const double* source = a.coords + (real && a.order ? a.order[row] : row) * a.dim;
   bool finite = true;
   if (real)
-    for (int j = lane; j < a.dim; j += 32) finite = finite && isfinite(a.coords[row * a.dim + j]);
+    for (int j = lane; j < a.dim; j += 32) finite = finite && isfinite(source[j]);
   finite = __all_sync(0xffffffffu, finite);
   double norm2 = 0.0;
   __half* out = a.out + row * a.padded_dim;
   for (int j = lane; j < a.padded_dim; j += 32) {
     __half h = __float2half_rn(0.0f);
     if (real && finite && !a.pass_all && j < a.dim) {
-      const double shifted = __dmul_rn(__dsub_rn(a.coords[row * a.dim + j], a.centre[j]), a.scale);
+      const double shifted = __dmul_rn(__dsub_rn(source[j], a.centre[j]), a.scale);
       h = __double2half(shifted);  // round to nearest
       const double back = __half2float(h);
       norm2 = fma(back, back, norm2);
@@ -132,8 +142,8 @@ __global__ void half_copy(HalfCopyArgs a) {
   a.slack[row] = __double2float_ru(__dmul_ru(a.norms, norm2));
 }
 
-HalfPoints half_points(const double* coords, std::uint64_t n, const HalfCopyArgs& shared,
-                       cudaStream_t stream) {
+HalfPoints half_points(const double* coords, const std::uint32_t* order, std::uint64_t n,
+                       const HalfCopyArgs& shared, cudaStream_t stream) {
   constexpr std::uint64_t kPadRows = 128;  // a tile of the join kernel
   const std::uint64_t padded_rows = (n + kPadRows - 1) / kPadRows * kPadRows + kPadRows;
   HalfPoints points;
@@ -144,6 +154,7 @@ HalfPoints half_points(const double* coords, std::uint64_t n, const HalfCopyArgs
   points.slack.resize(padded_rows);
   HalfCopyArgs args = shared;
   args.coords = coords;
+  args.order = order;
   args.n = n;
   args.padded_rows = padded_rows;
   args.out = points.coords.data();
@@ -166,11 +177,11 @@ unsigned row_blocks(std::uint64_t n) {
 
 TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const double* right,
                                 std::uint64_t n_right, int dim, double bound, double margin,
-                                cudaStream_t stream) {
+                                bool order_rows, cudaStream_t stream) {
   TensorInputs inputs;
   inputs.padded_dim = tensor_padded_dim(dim);
   // The centre: the mean of the finite rows of both inputs (it keeps |x~| and so the bound small).
-  DeviceBuffer<double> sums(dim);
+  DeviceBuffer<double> sums(2 * dim);  // the sums, then the sums of squares
   DeviceBuffer<unsigned long long> counters(2);  // finite rows, largest offset's bits
   CUDA_CHECK(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
   CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, counters.bytes(), stream));
@@ -178,10 +189,10 @@ TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const 
                                                                      {right, right ? n_right : 0}};
   for (const auto& side : sides)
     if (side.n > 0)
-      column_sums<<<row_blocks(side.n), kColumnThreads, 0, stream>>>(side.coords, side.n, dim,
-                                                                    sums.data(), counters.data());
+      column_sums<<<row_blocks(side.n), kColumnThreads, 0, stream>>>(
+          side.coords, side.n, dim, sums.data(), sums.data() + dim, counters.data());
   CUDA_CHECK_LAUNCH();
-  std::vector<double> centre(dim);
+  std::vector<double> centre(2 * dim);
   unsigned long long finite_rows = 0;
   CUDA_CHECK(cudaMemcpyAsync(centre.data(), sums.data(), sums.bytes(), cudaMemcpyDeviceToHost,
                              stream));
@@ -189,9 +200,19 @@ TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const 
                              cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   bool centre_finite = true;
-  for (double& c : centre) {
-    c = finite_rows > 0 ? c / double(finite_rows) : 0.0;
-    centre_finite = centre_finite && std::isfinite(c);  // the sums can overflow
+  for (double& c : centre) c = finite_rows > 0 ? c / double(finite_rows) : 0.0;
+  std::vector<double> variance(dim);
+  for (int j = 0; j < dim; ++j) {
+    centre_finite = centre_finite && std::isfinite(centre[j]);  // the sums can overflow
+    variance[j] = std::max(0.0, centre[dim + j] - centre[j] * centre[j]);
+  }
+  centre.resize(dim);
+  if (order_rows) {  // tile_pruning.cuh
+    const SpaceKey key = space_key(centre, variance);
+    for (int side = 0; side < 2; ++side)
+      if (sides[side].n > 0)
+        (side == 0 ? inputs.left_order : inputs.right_order) =
+            space_order(sides[side].coords, sides[side].n, dim, key, stream);
   }
   DeviceBuffer<double> device_centre(dim);
   CUDA_CHECK(cudaMemcpyAsync(device_centre.data(), centre.data(), device_centre.bytes(),
@@ -226,8 +247,8 @@ TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const 
   // |x~|^2 summed in double, the distance's three terms in float: 2^-20 per unit covers both
   // (float's unit roundoff is 2^-24; |2 s| <= |x~|^2 + |y~|^2).
   shared.norms = margin * (0x1p-20 + (dim + 16) * 0x1p-52);
-  inputs.left = half_points(left, n_left, shared, stream);
-  if (right) inputs.right = half_points(right, n_right, shared, stream);
+  inputs.left = half_points(left, inputs.left_order.data(), n_left, shared, stream);
+  if (right) inputs.right = half_points(right, inputs.right_order.data(), n_right, shared, stream);
   // FP32 accumulation on tensor cores (products exact, sums aligned and truncated: Fasi,
   // Higham, Mikaitis and Pranesh, "Numerical behavior of NVIDIA tensor cores", 2021) errs by at
   // most (k + 16) 2^-23 |x~| |y~|; doubled, and doubled again as the distance holds -2 s.

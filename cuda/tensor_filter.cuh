@@ -77,14 +77,17 @@ __device__ __forceinline__ bool may_match(float s, float norm2_r, float norm2_c,
 // Builds the FP16 copies of `left` and (unless null) `right` (device coordinates, `dim` values
 // a row) for a join whose exact test accepts an accumulated distance <= bound. `margin` scales
 // the rounding terms (1 = proven; 0 drops them, for tests that show the margin is needed).
+// With order_rows, each side's FP16 rows follow its order in space (tile_pruning.cuh): FP16 row
+// r holds input row order[r].
 struct TensorInputs {
   HalfPoints left, right;
+  DeviceBuffer<std::uint32_t> left_order, right_order;  // empty without order_rows
   TensorFilter filter;
   int padded_dim = 0;
   double scale = 1.0;  // the power of two the centred points were scaled by
 };
 TensorInputs make_tensor_inputs(const double* left, std::uint64_t n_left, const double* right,
                                 std::uint64_t n_right, int dim, double bound, double margin,
-                                cudaStream_t stream);
+                                bool order_rows, cudaStream_t stream);
 
 }  // namespace simjoin::gpu

@@ -8,6 +8,7 @@
 #include "kernel_dispatch.cuh"
 #include "tensor_pair_decision.cuh"
 #include "tensor_tile.cuh"
+#include "tile_walk.cuh"
 
 namespace simjoin::gpu {
 namespace {
@@ -45,11 +46,9 @@ __device__ __forceinline__ void decide_pending(Pending& pending, const TensorJoi
                                                const PairOutput& out, const DirectOutput& direct) {
   const int size = pending.size;
   for (int i = threadIdx.x; i < size; i += kThreads) {
-    const std::uint32_t q = q0 + pending.row[i], match = pending.candidate[i];
-    double distance;
-    if (decide_tensor_pair(a, q, match, &distance))
-      record_tensor_pair<FILL, FOLD>(q, match, distance, &pending.row_found[pending.row[i]],
-                                     offsets, base, cursors, out, direct);
+    decide_and_record<FILL, FOLD>(a, q0 + pending.row[i], pending.candidate[i],
+                                  &pending.row_found[pending.row[i]], offsets, base, cursors, out,
+                                  direct);
   }
   __syncthreads();  // every pending pair is read
   if (threadIdx.x == 0) pending.size = 0;
@@ -80,7 +79,9 @@ __global__ void __launch_bounds__(kThreads, 2)
   if constexpr (!FILL)
     for (int r = threadIdx.x; r < kTile; r += kThreads) pending.row_found[r] = 0;
 
-  for (std::uint32_t t = first_tile + blockIdx.y; t < tiles; t += gridDim.y) {
+  const TileWalk walk =
+      masked_tile_walk(a.visits, a.visit_words, a.visit_rows, q0, tiles, gridDim.y);
+  for (std::uint32_t t = walk.start(first_tile, blockIdx.y); t < tiles; t = walk.next(t)) {
     const std::uint32_t c0 = t * kTile;
     tile::dot_products(shared, a.left_half.coords, q0, a.right_half.coords, c0, a.padded_dim);
 
@@ -186,7 +187,21 @@ TensorJoinArgs tensor_join_args(const TensorInputs& inputs, const double* left,
   args.left_half = rows_of(inputs.left);
   args.right_half = rows_of(right ? inputs.right : inputs.left);
   args.filter = inputs.filter;
+  args.left_order = inputs.left_order.data();
+  args.right_order = right ? inputs.right_order.data() : args.left_order;
   return args;
+}
+
+TileMask tensor_tile_mask(const TensorInputs& inputs, const TensorJoinArgs& args,
+                          cudaStream_t stream) {
+  return tile_pair_mask(inputs.left, args.n_left, args.self_join ? nullptr : &inputs.right,
+                        args.n_right, args.padded_dim, stream);
+}
+
+void use_tile_mask(TensorJoinArgs& args, const TileMask& mask) {
+  args.visits = mask.bits.data();
+  args.visit_words = mask.words;
+  args.visit_rows = mask.rows;
 }
 
 TensorJoinProducer::TensorJoinProducer(const TensorJoinArgs& args)

@@ -11,6 +11,7 @@
 #include "device_buffer.h"
 #include "pair_producer.cuh"
 #include "tensor_filter.cuh"
+#include "tile_pruning.cuh"
 
 namespace simjoin::gpu {
 
@@ -42,12 +43,27 @@ struct TensorJoinArgs {
   const double* row_bound = nullptr;
   bool skip_diagonal = false;
   const std::uint32_t* left_ids = nullptr;
+  // Tile pruning (tile_pruning.cuh): FP16 row r of a side holds its input row order[r] (null:
+  // input order), and the queries' tile l visits candidate tile t only where bit t of row l of
+  // `visits` (visit_words words a row, visit_rows rows) is set (null: every tile). The exact
+  // test reads input rows, and the pairs name them.
+  const std::uint32_t* left_order = nullptr;
+  const std::uint32_t* right_order = nullptr;
+  const std::uint32_t* visits = nullptr;
+  std::uint32_t visit_words = 0, visit_rows = 0;
 };
 
-// The arguments for inputs built by make_tensor_inputs (right null in a self-join).
+// The arguments for inputs built by make_tensor_inputs (right null in a self-join), their row
+// orders included.
 TensorJoinArgs tensor_join_args(const TensorInputs& inputs, const double* left,
                                 std::uint32_t n_left, const double* right, std::uint32_t n_right,
                                 int dim, double bound);
+
+// The mask of the tile pairs of a join (tile_pruning.cuh) whose rows make_tensor_inputs ordered,
+// and the arguments that visit only its tile pairs (an empty mask: every tile pair).
+TileMask tensor_tile_mask(const TensorInputs& inputs, const TensorJoinArgs& args,
+                          cudaStream_t stream);
+void use_tile_mask(TensorJoinArgs& args, const TileMask& mask);
 
 // The kernel with the dot products in registers (tensor_join_registers.cu), where it fits:
 // rows of up to registers::kMaxDim padded dimensions, fewer than 2^25 candidates. The count pass (fill false; fold: its folding

@@ -80,11 +80,8 @@ __device__ __forceinline__ void decide_queue_of_warp(JoinShared& s, int warp,
   for (int i = lane; i < size; i += 32) {
     const std::uint32_t entry = s.queue[warp][i];
     const std::uint32_t row = entry >> kCandidateBits;
-    const std::uint32_t q = q0 + row, match = entry & ((1u << kCandidateBits) - 1);
-    double distance;
-    if (decide_tensor_pair(a, q, match, &distance))
-      record_tensor_pair<FILL, FOLD>(q, match, distance, &s.row_found[row], offsets, base,
-                                     cursors, out, direct);
+    decide_and_record<FILL, FOLD>(a, q0 + row, entry & ((1u << kCandidateBits) - 1),
+                                  &s.row_found[row], offsets, base, cursors, out, direct);
   }
   __syncwarp();
   if (lane == 0) s.queue_size[warp] = 0;
@@ -184,8 +181,10 @@ __global__ void __launch_bounds__(kThreads, 2)
         }
     }
   };
-  registers::for_each_tile(s.stage, a.right_half, a.padded_dim, true, first_tile + blockIdx.y,
-                           gridDim.y, tiles, on_tile);
+  const TileWalk walk =
+      masked_tile_walk(a.visits, a.visit_words, a.visit_rows, q0, tiles, gridDim.y);
+  registers::for_each_tile(s.stage, a.right_half, a.padded_dim, true, walk, first_tile,
+                           blockIdx.y, on_tile);
   decide_queue();
 
   if constexpr (!FILL) {

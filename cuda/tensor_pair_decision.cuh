@@ -31,11 +31,13 @@ __device__ __forceinline__ bool decide_tensor_pair(const TensorJoinArgs& a, std:
   return true;
 }
 
-// Records the pair (q, match): the fill pass writes it at q's next slot; the count pass adds it
-// to *row_found (the block's count of q's pairs) and writes or folds it into the direct output.
+// Records the pair (left, right) found by query q: the fill pass writes it at q's next slot; the
+// count pass adds it to *row_found (the block's count of q's pairs) and writes or folds it into
+// the direct output.
 template <bool FILL, bool FOLD>
-__device__ __forceinline__ void record_tensor_pair(std::uint32_t q, std::uint32_t match,
-                                                   double distance, std::uint32_t* row_found,
+__device__ __forceinline__ void record_tensor_pair(std::uint32_t q, std::uint32_t left,
+                                                   std::uint32_t right, double distance,
+                                                   std::uint32_t* row_found,
                                                    const std::uint64_t* __restrict__ offsets,
                                                    std::uint64_t base,
                                                    std::uint32_t* __restrict__ cursors,
@@ -43,13 +45,37 @@ __device__ __forceinline__ void record_tensor_pair(std::uint32_t q, std::uint32_
                                                    const DirectOutput& direct) {
   if constexpr (FILL) {
     const std::uint64_t o = offsets[q] - base + atomicAdd(cursors + q, 1u);
-    out.left[o] = q;
-    out.right[o] = match;
+    out.left[o] = left;
+    out.right[o] = right;
     out.distance[o] = distance;
   } else {
     atomicAdd(row_found, 1u);
-    if (direct.total) emit_direct<FOLD>(direct, q, match, distance);
+    if (direct.total) emit_direct<FOLD>(direct, left, right, distance);
   }
+}
+
+// Decides the FP16 rows q and match (in the rows' order: TensorJoinArgs::left_order) on their
+// input rows and records a pair under query q, named by the input rows (a self-join's smaller
+// first).
+template <bool FILL, bool FOLD>
+__device__ __forceinline__ void decide_and_record(const TensorJoinArgs& a, std::uint32_t q,
+                                                  std::uint32_t match, std::uint32_t* row_found,
+                                                  const std::uint64_t* __restrict__ offsets,
+                                                  std::uint64_t base,
+                                                  std::uint32_t* __restrict__ cursors,
+                                                  const PairOutput& out,
+                                                  const DirectOutput& direct) {
+  std::uint32_t left = a.left_order ? a.left_order[q] : q;
+  std::uint32_t right = a.right_order ? a.right_order[match] : match;
+  double distance;
+  if (!decide_tensor_pair(a, left, right, &distance)) return;
+  if (a.self_join && left > right) {
+    const std::uint32_t first = right;
+    right = left;
+    left = first;
+  }
+  record_tensor_pair<FILL, FOLD>(q, left, right, distance, row_found, offsets, base, cursors, out,
+                                 direct);
 }
 
 }  // namespace simjoin::gpu

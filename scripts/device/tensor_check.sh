@@ -7,7 +7,8 @@
 #   sanitize  compute-sanitizer memcheck, racecheck and synccheck on the tensor and kNN tests
 #   bench     the same joins with each kernel, one after the other (docs/benchmarks/tensor_cores.md,
 #             knn.md)
-#   scripts/device/tensor_check.sh [build] [test] [sanitize] [bench]
+#   prune     the joins with tile pruning and without, one after the other (tensor_cores.md)
+#   scripts/device/tensor_check.sh [build] [test] [sanitize] [bench] [prune]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 source scripts/device/common.sh
@@ -64,4 +65,28 @@ if [[ $steps == *" bench "* ]]; then
       --nearest 10 --device gpu --eps inf --repeat 2
   done
   echo "bench $(elapsed)"
+fi
+
+if [[ $steps == *" prune "* ]]; then
+  for prune in 1 0; do
+    echo "== SIMJOIN_GPU_TENSOR_PRUNE=$prune"
+    export SIMJOIN_GPU_TENSOR_PRUNE=$prune
+    run_bench --data clustered --n 1000000 --dim 128 --eps 6 --device gpu --algorithm brute \
+      --self --unique --repeat 2
+    run_bench --data clustered --n 200000 --dim 768 --eps 18 --device gpu --algorithm brute \
+      --self --unique --repeat 2
+    run_bench --data units --n 200000 --dim 100 --metric cosine --eps 0.3 --device gpu \
+      --algorithm brute --self --unique --repeat 2
+    run_bench --data exponential --n 500000 --dim 128 --eps 0.289 --device gpu --algorithm brute \
+      --self --unique --repeat 2
+    run_bench --data exponential --n 1000000 --dim 768 --eps 0.8378 --device gpu \
+      --algorithm brute --self --repeat 2
+  done
+  unset SIMJOIN_GPU_TENSOR_PRUNE
+  echo "== auto"
+  run_bench --data clustered --n 1000000 --dim 128 --eps 6 --device gpu --algorithm auto \
+    --self --unique --repeat 2
+  run_bench --data clustered --n 200000 --dim 768 --eps 18 --device gpu --algorithm auto \
+    --self --unique --repeat 2
+  echo "prune $(elapsed)"
 fi

@@ -213,6 +213,57 @@ TEST(GpuTensorJoin, CosineDecidedOnTheDevice) {
   }
 }
 
+// Blobs of `size` points along dimension 0, `spacing` apart, each the same small cloud shifted
+// (coordinates multiples of 2^-20, so that a point and its copy in the next blob lie exactly
+// `spacing` apart), the other dimensions' spread tiny beside it.
+Points blob_row(std::size_t blobs, std::size_t size, std::size_t dim, double spacing,
+                unsigned seed) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> noise(0.0, 1e-3);
+  Points cloud{dim, std::vector<double>(size * dim)};
+  for (double& x : cloud.coords) x = std::round(noise(random) * 0x1p20) * 0x1p-20;
+  Points points{dim, std::vector<double>(blobs * size * dim)};
+  for (std::size_t b = 0; b < blobs; ++b)
+    for (std::size_t i = 0; i < size; ++i) {
+      double* p = points.point(b * size + i);
+      std::copy(cloud.point(i), cloud.point(i) + dim, p);
+      p[0] += spacing * double(b);
+    }
+  return points;
+}
+
+// Tile pruning (cuda/tile_pruning.cuh): on a row of blobs each blob's tiles skip all but the
+// blobs beside it, and the pairs still equal the oracle's, among them every point's copy in the
+// next blob at exactly eps, in the tile beside its own (pruning without the rows' reach would
+// drop them); without pruning every pair is tested.
+TEST(GpuTensorJoin, PrunesTilePairsOfClusteredRows) {
+  SKIP_WITHOUT_GPU();
+  constexpr std::size_t kBlobs = 24, kSize = 128, kPoints = kBlobs * kSize;
+  for (std::size_t dim : {32, 128, 256}) {
+    const Points points = blob_row(kBlobs, kSize, dim, 8.0, 71 + static_cast<unsigned>(dim));
+    const Points other = blob_row(kBlobs / 2, kSize, dim, 8.0, 72 + static_cast<unsigned>(dim));
+    for (bool prune : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << "dim " << dim << " prune " << prune);
+      const GpuTuningGuard guard;
+      gpu::tuning().tensor_prune = prune;
+      for (SelfPairs mode : {SelfPairs::Unique, SelfPairs::All}) {
+        const JoinStats stats = expect_matches_oracle(points, nullptr, tensor_spec(8.0, mode));
+        EXPECT_GE(stats.pairs, (kBlobs - 1) * kSize);  // the copies at exactly eps, at least
+        if (prune) {
+          EXPECT_LT(stats.candidates, kPoints * (kPoints - 1) / 2 / 4);
+        } else {
+          EXPECT_EQ(stats.candidates, kPoints * (kPoints - 1) / 2);
+        }
+      }
+      const JoinStats two = expect_matches_oracle(points, &other, tensor_spec(8.0));
+      if (prune) {
+        EXPECT_LT(two.candidates, kPoints * other.n() / 4);
+      }
+      expect_matches_oracle(other, &points, tensor_spec(8.0, SelfPairs::All));
+    }
+  }
+}
+
 // The data above needs the rounding terms: without them, pairs that match are lost.
 TEST(GpuTensorJoin, DroppingTheRoundingTermsLosesPairs) {
   SKIP_WITHOUT_GPU();

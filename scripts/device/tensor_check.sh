@@ -81,6 +81,14 @@ if [[ $steps == *" prune "* ]]; then
       --self --unique --repeat 2
     run_bench --data exponential --n 1000000 --dim 768 --eps 0.8378 --device gpu \
       --algorithm brute --self --repeat 2
+    # Fashion-MNIST (carry .device-data: Debian's dataset-fashion-mnist as a CSV, 70,000 x 784).
+    if [ -f .device-data/fashion_mnist_70k.csv.gz ]; then
+      [ -f /tmp/fmnist.csv ] || gunzip -c .device-data/fashion_mnist_70k.csv.gz >/tmp/fmnist.csv
+      for eps in 800 1200; do
+        run_bench --data csv:/tmp/fmnist.csv --n 70000 --eps $eps --device gpu --algorithm brute \
+          --self --unique --repeat 2
+      done
+    fi
   done
   unset SIMJOIN_GPU_TENSOR_PRUNE
   echo "== auto"
@@ -88,5 +96,9 @@ if [[ $steps == *" prune "* ]]; then
     --self --unique --repeat 2
   run_bench --data clustered --n 200000 --dim 768 --eps 18 --device gpu --algorithm auto \
     --self --unique --repeat 2
+  for eps in 800 1200; do
+    [ -f /tmp/fmnist.csv ] && run_bench --data csv:/tmp/fmnist.csv --n 70000 --eps $eps \
+      --device gpu --algorithm auto --self --unique --repeat 2
+  done
   echo "prune $(elapsed)"
 fi

@@ -3,8 +3,10 @@
 # coordinator and three server clusters on Unix sockets, each a throwaway cluster of its own. The
 # sharded joins (pairs, per-region counts, two tables) must equal the coordinator's local ones and
 # run on every server at once (Async Foreign Scan, the join with <-> in its Remote SQL), pairs at
-# exactly eps across region boundaries included; then a re-layout by another split, and a server
-# down during a re-layout, which must leave the previous layout answering.
+# exactly eps across region boundaries included; then a re-layout by another split, the
+# functions simjoin_sharded_join and simjoin_sharded_stats against similarity_join and
+# similarity_join_stats, and a server down during a re-layout and a sharded join, which must
+# leave the previous layout answering.
 #
 #   bash test/shards/shard_test.sh        (from the repository root; simjoin installed)
 #
@@ -272,6 +274,62 @@ check "points layout: home rows = source rows, ids unique" \
   "$(q -c "SELECT count(*), count(DISTINCT id) FROM places_sharded WHERE NOT simjoin_halo")" \
   "$places_rows|$places_rows"
 
+echo "== i. similarity_join and its aggregates on every server at once"
+sharded_fn() {  # $1: function, $2: arguments after the table and eps
+  echo "SELECT * FROM simjoin_sharded_$1('places_sharded', $EPS${2:-})"
+}
+check_equal "simjoin_sharded_join equals similarity_join (ordered pairs and distances)" \
+  "$(compare "$(sharded_fn join)" "SELECT * FROM similarity_join('places', 'places', $EPS)")"
+check_equal "simjoin_sharded_join, unique pairs" \
+  "$(compare "$(sharded_fn join ", unique_pairs => true")" \
+             "SELECT * FROM similarity_join('places', 'places', $EPS, unique_pairs => true)")"
+check_equal "simjoin_sharded_join, eps below the layout's" \
+  "$(compare "SELECT * FROM simjoin_sharded_join('places_sharded', $EPS / 3)" \
+             "SELECT * FROM similarity_join('places', 'places', $EPS / 3)")"
+check_equal "simjoin_sharded_stats equals similarity_join_stats" \
+  "$(compare "$(sharded_fn stats)" "SELECT * FROM similarity_join_stats('places', 'places', $EPS)")"
+check_equal "grid cut on its lines: simjoin_sharded_join equals similarity_join (exactly eps)" \
+  "$(compare "SELECT * FROM simjoin_sharded_join('grid_cut', $GRID_EPS, key => 'id')" \
+             "SELECT * FROM similarity_join('grid', 'grid', $GRID_EPS, left_key => 'id',
+                                            right_key => 'id')")"
+for minpts in 3 6; do
+  check_equal "simjoin_sharded_dbscan equals simjoin_dbscan (min_points $minpts)" \
+    "$(compare "SELECT * FROM simjoin_sharded_dbscan('places_sharded', $EPS, $minpts)" \
+               "SELECT * FROM simjoin_dbscan('places', $EPS, $minpts)")"
+done
+check "simjoin_sharded_dbscan: clusters that span servers (min_points 3)" \
+  "$(q -c "SELECT count(*) > 0 FROM (SELECT d.cluster FROM simjoin_dbscan('places', $EPS, 3) d
+             JOIN places_sharded s ON s.id = d.id AND NOT s.simjoin_halo
+            WHERE d.cluster IS NOT NULL GROUP BY d.cluster
+           HAVING count(DISTINCT s.simjoin_region) > 1) x")" t
+check_equal "grid cut on its lines: simjoin_sharded_dbscan equals simjoin_dbscan (borders at eps)" \
+  "$(compare "SELECT * FROM simjoin_sharded_dbscan('grid_cut', $GRID_EPS, 5, key => 'id')" \
+             "SELECT * FROM simjoin_dbscan('grid', $GRID_EPS, 5, key => 'id')")"
+# A chain of points 0.5 apart cut midway between two of them: the two at the cut are core only
+# with the neighbour beyond it, which each one's home server holds, the other one's does not
+# (its halo ends eps beyond the box). The cluster crosses the cuts only through those pairs.
+chain_plan='{"format": 1, "metric": "euclidean", "eps": 0.5, "split": "points", "dimensions": [1],
+  "regions": [{"lower": [null], "upper": [5.0]}, {"lower": [5.0], "upper": [7.5]},
+              {"lower": [7.5], "upper": [null]}], "rows": 20, "sampled_rows": 20}'
+out=$(q -c "CREATE TABLE chain AS SELECT k id, ARRAY[0.25 + 0.5 * k, 0]::float8[] v
+              FROM generate_series(0, 19) k" \
+        -c "SELECT jsonb_array_length(simjoin_shard_table('chain', $servers, 0.5,
+                                                          plan => '$chain_plan')->'regions')")
+[ "$out" = 3 ] || echo "# chain layout: $out"
+check "chain: one cluster locally, home rows on every server" \
+  "$(q -c "SELECT count(DISTINCT cluster), count(*) FILTER (WHERE kind = 'core'),
+                  (SELECT count(DISTINCT simjoin_region) FROM chain_sharded WHERE NOT simjoin_halo)
+             FROM simjoin_dbscan('chain', 0.5, 3, key => 'id')")" "1|18|$SERVERS"
+check_equal "chain: simjoin_sharded_dbscan equals simjoin_dbscan (links through rows not core there)" \
+  "$(compare "SELECT * FROM simjoin_sharded_dbscan('chain_sharded', 0.5, 3, key => 'id')" \
+             "SELECT * FROM simjoin_dbscan('chain', 0.5, 3, key => 'id')")"
+out=$(q -c "SELECT count(*) FROM simjoin_sharded_join('places_sharded', $EPS * 2)")
+if grep -q 'larger than the eps' <<<"$out"; then ok "an eps above the layout's: ${out%%$'\n'*}"
+else not_ok "an eps above the layout's is an ERROR (got '$out')"; fi
+out=$(q -c "SELECT count(*) FROM simjoin_sharded_stats('places_sharded', $EPS, 'chebyshev')")
+if grep -q 'laid out for the euclidean metric' <<<"$out"; then ok "another metric: ${out%%$'\n'*}"
+else not_ok "another metric is an ERROR (got '$out')"; fi
+
 echo "== h. a server down during a re-layout"
 layout="SELECT count(*), count(*) FILTER (WHERE simjoin_halo), sum(simjoin_region),
                sum(hashtext(id::text || simjoin_region || simjoin_halo)) FROM places_sharded"
@@ -282,6 +340,14 @@ if cluster_down 2; then
     ok "re-layout with s2 down: an ERROR (${out%%$'\n'*})"
   else
     not_ok "re-layout with s2 down: an ERROR (exit $rc: $out)"
+  fi
+  out=$(q -c "DO \$\$ BEGIN PERFORM count(*) FROM simjoin_sharded_join('places_sharded', $EPS);
+               EXCEPTION WHEN OTHERS THEN RAISE WARNING 'caught: %', SQLERRM; END \$\$" \
+          -c "SELECT coalesce(cardinality(dblink_get_connections()), 0)")
+  if grep -q 'server "s2"' <<<"$out" && [ "$(tail -1 <<<"$out")" = 0 ]; then
+    ok "simjoin_sharded_join with s2 down: an ERROR naming it, no connection left open"
+  else
+    not_ok "simjoin_sharded_join with s2 down: an ERROR naming it, no connection left (got '$out')"
   fi
   cluster_up 2 >/dev/null || echo "# s2 did not start again"
 else

@@ -11,13 +11,17 @@
 #
 #   bash bench/shards/loopback_growth.sh [--rows N (1000000)] [--servers "1 2 4 8 16"]
 #                                        [--eps E (2)] [--split work|points] [--runs R (3)]
-#                                        [--no-analyze]
+#                                        [--no-analyze] [--functions]
+#
+# --functions: a second table, the functions on the layout (simjoin_sharded_stats, and
+# simjoin_sharded_dbscan with min_points 4) against similarity_join_stats and simjoin_dbscan on
+# the coordinator's table, each result compared with the local one.
 #
 # Points uniform in [0, 1000)^2 (setseed 0.5): eps 2 gives about 12.6 neighbours a point. Runs the
 # servers as the invoking user, or as "postgres" when invoked as root; stops them on exit.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-rows=1000000 server_counts="1 2 4 8 16" eps=2 split=work runs=3 no_analyze=""
+rows=1000000 server_counts="1 2 4 8 16" eps=2 split=work runs=3 no_analyze="" functions=""
 while [ $# -gt 0 ]; do
   case $1 in
     --rows) rows=$2; shift 2 ;;
@@ -26,8 +30,9 @@ while [ $# -gt 0 ]; do
     --split) split=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --no-analyze) no_analyze=1; shift ;;
+    --functions) functions=1; shift ;;
     *) echo "usage: $0 [--rows N] [--servers \"1 2 4\"] [--eps E] [--split work|points]" \
-            "[--runs R] [--no-analyze]" >&2; exit 2 ;;
+            "[--runs R] [--no-analyze] [--functions]" >&2; exit 2 ;;
   esac
 done
 max_s=0
@@ -130,4 +135,36 @@ for s in $server_counts; do
   timed "" "$region_counts" "$runs"
   equal=no; [ "$result" = "$local_pairs" ] && equal=yes
   row "$s" "$layout_s" "$halo" "$t_first" "$t_ms" "$async" "$equal"
+done
+
+[ -n "$functions" ] || exit 0
+# The functions: each query's rows as one hash, so that the sharded rows can be compared with
+# the local ones.
+stats_of() { echo "SELECT count(*), sum(hashtext(s::text)) FROM similarity_join_stats($1) s"; }
+dbscan_of() { echo "SELECT count(*), sum(hashtext(d::text)) FROM simjoin_dbscan($1) d"; }
+echo
+echo "The functions on the layout (best of $runs, ms): simjoin_sharded_stats against"
+echo "similarity_join_stats('pts', 'pts', $eps), simjoin_sharded_dbscan against"
+echo "simjoin_dbscan('pts', $eps, 4) on the coordinator; equal: the same rows."
+echo
+printf '%s
+' "| servers | stats ms | stats equal | DBSCAN ms | DBSCAN equal |" \
+  "|--------:|---------:|:-----------:|----------:|:------------:|"
+timed "" "$(stats_of "'pts', 'pts', $eps")" "$runs"; local_stats=$result
+printf '| local | %.0f | - |' "$t_ms"
+timed "" "$(dbscan_of "'pts', $eps, 4")" "$runs"; local_dbscan=$result
+printf ' %.0f | - |\n' "$t_ms"
+for s in $server_counts; do
+  servers="ARRAY[$(for i in $(seq 1 "$s"); do printf "'s%s'," "$i"; done | sed 's/,$//')]::name[]"
+  q -c "SELECT simjoin_shard_table('pts', $servers, $eps, target => 'pts_sharded',
+                                   split => '$split') IS NOT NULL" >/dev/null ||
+    die "layout over $s servers"
+  timed "" "SELECT count(*), sum(hashtext(s::text))
+              FROM simjoin_sharded_stats('pts_sharded', $eps) s" "$runs"
+  equal=no; [ "$result" = "$local_stats" ] && equal=yes
+  printf '| %s | %.0f | %s |' "$s" "$t_ms" "$equal"
+  timed "" "SELECT count(*), sum(hashtext(d::text))
+              FROM simjoin_sharded_dbscan('pts_sharded', $eps, 4) d" "$runs"
+  equal=no; [ "$result" = "$local_dbscan" ] && equal=yes
+  printf ' %.0f | %s |\n' "$t_ms" "$equal"
 done

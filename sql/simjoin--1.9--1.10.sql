@@ -299,8 +299,8 @@ BEGIN
     RAISE EXCEPTION 'simjoin: simjoin_sharded_dbscan needs eps >= 0 and min_points >= 0';
   END IF;
   joined := @extschema@.simjoin_sharded_arguments(sharded, eps, metric, column_name, key);
-  DROP TABLE IF EXISTS pg_temp.simjoin_sharded_parts, pg_temp.simjoin_sharded_links,
-                       pg_temp.simjoin_sharded_labels;
+  DROP TABLE IF EXISTS pg_temp.simjoin_sharded_parts, pg_temp.simjoin_sharded_home,
+                       pg_temp.simjoin_sharded_links, pg_temp.simjoin_sharded_labels;
   CREATE TEMP TABLE simjoin_sharded_parts AS
     SELECT * FROM @extschema@.simjoin_sharded_rows(sharded, eps, metric,
       'SELECT ''row'', {part}, d.id, NULL::pg_catalog.int8, d.cluster, d.kind, d.halo '
@@ -322,27 +322,33 @@ BEGIN
       AS r(what pg_catalog.text, part pg_catalog.int4, id pg_catalog.int8,
            other pg_catalog.int8, cluster pg_catalog.int4, kind pg_catalog.text,
            halo pg_catalog.bool);
+  -- Statistics, so that the joins below hash rather than loop (a temporary table has none).
+  ANALYZE pg_temp.simjoin_sharded_parts;
+  CREATE TEMP TABLE simjoin_sharded_home AS
+    SELECT p.id, p.kind, (p.part::pg_catalog.int8 << 32) | p.cluster AS node, p.part
+      FROM pg_temp.simjoin_sharded_parts p WHERE p.what = 'row' AND NOT p.halo;
+  ANALYZE pg_temp.simjoin_sharded_home;
 
   -- A server's cluster is the node part << 32 | cluster; a core row's node is its home's.
   CREATE TEMP TABLE simjoin_sharded_links AS
-    SELECT (h.part::pg_catalog.int8 << 32) | h.cluster AS a,
-           (c.part::pg_catalog.int8 << 32) | c.cluster AS b
+    SELECT (h.part::pg_catalog.int8 << 32) | h.cluster AS a, c.node AS b
       FROM pg_temp.simjoin_sharded_parts h
-      JOIN pg_temp.simjoin_sharded_parts c ON c.what = 'row' AND NOT c.halo AND c.id = h.id
+      JOIN pg_temp.simjoin_sharded_home c ON c.id = h.id
      WHERE h.what = 'row' AND h.halo
     UNION ALL
-    SELECT (x.part::pg_catalog.int8 << 32) | x.cluster, (y.part::pg_catalog.int8 << 32) | y.cluster
+    SELECT x.node, y.node
       FROM pg_temp.simjoin_sharded_parts n
-      JOIN pg_temp.simjoin_sharded_parts x
-        ON x.what = 'row' AND NOT x.halo AND x.kind = 'core' AND x.id = n.id
-      JOIN pg_temp.simjoin_sharded_parts y
-        ON y.what = 'row' AND NOT y.halo AND y.kind = 'core' AND y.id = n.other
+      JOIN pg_temp.simjoin_sharded_home x ON x.kind = 'core' AND x.id = n.id
+      JOIN pg_temp.simjoin_sharded_home y ON y.kind = 'core' AND y.id = n.other
      WHERE n.what = 'near';
   CREATE TEMP TABLE simjoin_sharded_labels AS
     SELECT DISTINCT (p.part::pg_catalog.int8 << 32) | p.cluster AS node,
            (p.part::pg_catalog.int8 << 32) | p.cluster AS label
       FROM pg_temp.simjoin_sharded_parts p
      WHERE p.what = 'row' AND p.kind = 'core';
+  CREATE UNIQUE INDEX ON pg_temp.simjoin_sharded_labels (node);
+  ANALYZE pg_temp.simjoin_sharded_links;
+  ANALYZE pg_temp.simjoin_sharded_labels;
   -- Each node takes the smallest label of its neighbours until none changes.
   LOOP
     UPDATE pg_temp.simjoin_sharded_labels l SET label = m.label
@@ -356,32 +362,30 @@ BEGIN
   END LOOP;
 
   RETURN QUERY
-    WITH home AS (
-      SELECT p.id, p.kind, (p.part::pg_catalog.int8 << 32) | p.cluster AS node, p.part
-        FROM pg_temp.simjoin_sharded_parts p WHERE p.what = 'row' AND NOT p.halo),
-    placed AS (
+    WITH placed AS (
       SELECT h.id, 'core'::pg_catalog.text AS kind, l.label
-        FROM home h JOIN pg_temp.simjoin_sharded_labels l ON l.node = h.node
+        FROM pg_temp.simjoin_sharded_home h
+        JOIN pg_temp.simjoin_sharded_labels l ON l.node = h.node
        WHERE h.kind = 'core'
       UNION ALL
       (SELECT DISTINCT ON (h.id) h.id, 'border', l.label
-         FROM home h
+         FROM pg_temp.simjoin_sharded_home h
          JOIN pg_temp.simjoin_sharded_parts n
            ON n.what = 'near' AND n.part = h.part AND n.id = h.id
-         JOIN home c ON c.id = n.other AND c.kind = 'core'
+         JOIN pg_temp.simjoin_sharded_home c ON c.id = n.other AND c.kind = 'core'
          JOIN pg_temp.simjoin_sharded_labels l ON l.node = c.node
         WHERE h.kind <> 'core'
         ORDER BY h.id, c.id)),
-    smallest AS (
-      SELECT p.id, p.kind, pg_catalog.min(p.id) OVER (PARTITION BY p.label) AS first_id
-        FROM placed p)
-    SELECT h.id,
-           CASE WHEN s.first_id IS NOT NULL  -- noise ranks last: the clusters' numbers stay
-             THEN (pg_catalog.dense_rank() OVER (ORDER BY s.first_id) - 1)::pg_catalog.int4 END,
-           coalesce(s.kind, 'noise')
-      FROM home h LEFT JOIN smallest s ON s.id = h.id;
-  DROP TABLE pg_temp.simjoin_sharded_parts, pg_temp.simjoin_sharded_links,
-             pg_temp.simjoin_sharded_labels;
+    numbers AS (  -- each cluster's number: the rank of its smallest key
+      SELECT f.label, (pg_catalog.row_number() OVER (ORDER BY f.first_id) - 1)::pg_catalog.int4
+             AS cluster
+        FROM (SELECT p.label, pg_catalog.min(p.id) AS first_id FROM placed p GROUP BY p.label) f)
+    SELECT h.id, n.cluster, coalesce(p.kind, 'noise')
+      FROM pg_temp.simjoin_sharded_home h
+      LEFT JOIN placed p ON p.id = h.id
+      LEFT JOIN numbers n ON n.label = p.label;
+  DROP TABLE pg_temp.simjoin_sharded_parts, pg_temp.simjoin_sharded_home,
+             pg_temp.simjoin_sharded_links, pg_temp.simjoin_sharded_labels;
 END
 $dbscan$;
 COMMENT ON FUNCTION @extschema@.simjoin_sharded_dbscan(pg_catalog.regclass, pg_catalog.float8,

@@ -150,9 +150,10 @@ echo
 printf '%s
 ' "| servers | stats ms | stats equal | DBSCAN ms | DBSCAN equal |" \
   "|--------:|---------:|:-----------:|----------:|:------------:|"
-timed "" "$(stats_of "'pts', 'pts', $eps")" "$runs"; local_stats=$result
+timed "" "$(stats_of "'pts', 'pts', $eps, left_key => 'id', right_key => 'id'")" "$runs"
+local_stats=$result
 printf '| local | %.0f | - |' "$t_ms"
-timed "" "$(dbscan_of "'pts', $eps, 4")" "$runs"; local_dbscan=$result
+timed "" "$(dbscan_of "'pts', $eps, 4, key => 'id'")" "$runs"; local_dbscan=$result
 printf ' %.0f | - |\n' "$t_ms"
 for s in $server_counts; do
   servers="ARRAY[$(for i in $(seq 1 "$s"); do printf "'s%s'," "$i"; done | sed 's/,$//')]::name[]"
@@ -160,11 +161,11 @@ for s in $server_counts; do
                                    split => '$split') IS NOT NULL" >/dev/null ||
     die "layout over $s servers"
   timed "" "SELECT count(*), sum(hashtext(s::text))
-              FROM simjoin_sharded_stats('pts_sharded', $eps) s" "$runs"
+              FROM simjoin_sharded_stats('pts_sharded', $eps, key => 'id') s" "$runs"
   equal=no; [ "$result" = "$local_stats" ] && equal=yes
   printf '| %s | %.0f | %s |' "$s" "$t_ms" "$equal"
   timed "" "SELECT count(*), sum(hashtext(d::text))
-              FROM simjoin_sharded_dbscan('pts_sharded', $eps, 4) d" "$runs"
+              FROM simjoin_sharded_dbscan('pts_sharded', $eps, 4, key => 'id') d" "$runs"
   equal=no; [ "$result" = "$local_dbscan" ] && equal=yes
   printf ' %.0f | %s |\n' "$t_ms" "$equal"
 done

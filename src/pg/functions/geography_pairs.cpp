@@ -44,20 +44,18 @@ double GeographyPairs::distance(size_t i, size_t j) const {
 double GeographyPairs::reach(double d) const { return geodetic_candidate_bound(d, min_radius_); }
 
 bool GeographyFilterSink::consume(const PairBatch& batch) {
-  left_.clear();
-  right_.clear();
-  distance_.clear();
+  decided_.clear();
   pg_call([&] {
     for (size_t k = 0; k < batch.size; ++k) {
       double metres;
       if (!pairs_.decide(batch.left[k], batch.right[k], batch.distance[k], &metres)) continue;
-      left_.push_back(batch.left[k]);
-      right_.push_back(batch.right[k]);
-      distance_.push_back(metres);
+      decided_.left.push_back(batch.left[k]);
+      decided_.right.push_back(batch.right[k]);
+      decided_.distance.push_back(metres);
     }
   });
-  if (left_.empty()) return inner_.keep_going();
-  return inner_.consume(PairBatch{left_.data(), right_.data(), distance_.data(), left_.size()});
+  if (decided_.size() == 0) return inner_.keep_going();
+  return inner_.consume(decided_.view());
 }
 
 JoinRunner geography_runner(const GeographyPairs& pairs) {

@@ -6,10 +6,10 @@
 // asking), its distance by ST_Distance(a, b): the rows of PostGIS's own join.
 #pragma once
 
-#include <vector>
 
 #include "engine/aggregates/neighbour_stats.h"
 #include "engine/pair_sink.h"
+#include "engine/parallel/batch_pipeline.h"
 #include "pg/functions/table_vectors.h"
 
 namespace simjoin::pg {
@@ -51,8 +51,7 @@ class GeographyFilterSink : public PairSink {
  private:
   const GeographyPairs& pairs_;
   PairSink& inner_;
-  std::vector<std::uint32_t> left_, right_;
-  std::vector<double> distance_;
+  OwnedPairBatch decided_;  // the pairs of the batch that PostGIS keeps, in metres
 };
 
 // The aggregates' JoinRunner (neighbour statistics, DBSCAN) on geography: the join where

@@ -9,10 +9,10 @@
 -- on its server (schema-qualified, quoted), {table_literal} for that name as a string literal,
 -- {simjoin} for the schema of simjoin there and {part} for the partition's number (0, 1, ...).
 -- Each statement of `setup`, where given, runs first on every server at once, one after the
--- other (the same placeholders), in the same session as the query (for temporary tables). Checks first that the layout's eps
--- (kept in the table's comment by simjoin_shard_table) covers `eps` and that its metric is
--- `metric`. Each server's statement_timeout is this session's. Internal: the sharded functions
--- below use it.
+-- other (the same placeholders), in the same session as the query (for temporary tables).
+-- Checks first that the layout's eps (kept in the table's comment by simjoin_shard_table) covers
+-- `eps` and that its metric is `metric`; eps NULL gives no rows, as in similarity_join. Each
+-- server's statement_timeout is this session's. Internal: the sharded functions below use it.
 CREATE FUNCTION @extschema@.simjoin_sharded_rows(
     sharded pg_catalog.regclass,
     eps pg_catalog.float8,
@@ -50,7 +50,10 @@ BEGIN
   END IF;
   plan := pg_catalog.substr(layout, pg_catalog.strpos(layout, ': {') + 2)::pg_catalog.jsonb;
   layout_eps := coalesce((plan ->> 'eps')::pg_catalog.float8, 'Infinity');
-  IF eps IS NULL OR eps = 'NaN' THEN
+  IF eps IS NULL THEN
+    RETURN;
+  END IF;
+  IF eps = 'NaN' THEN
     RAISE EXCEPTION 'simjoin: eps must be a number';
   END IF;
   IF eps > layout_eps THEN

@@ -323,6 +323,8 @@ check "chain: one cluster locally, home rows on every server" \
 check_equal "chain: simjoin_sharded_dbscan equals simjoin_dbscan (links through rows not core there)" \
   "$(compare "SELECT * FROM simjoin_sharded_dbscan('chain_sharded', 0.5, 3, key => 'id')" \
              "SELECT * FROM simjoin_dbscan('chain', 0.5, 3, key => 'id')")"
+check "eps NULL: no rows, as similarity_join gives" \
+  "$(q -c "SELECT count(*) FROM simjoin_sharded_join('places_sharded', NULL)")" 0
 out=$(q -c "SELECT count(*) FROM simjoin_sharded_join('places_sharded', $EPS * 2)")
 if grep -q 'larger than the eps' <<<"$out"; then ok "an eps above the layout's: ${out%%$'\n'*}"
 else not_ok "an eps above the layout's is an ERROR (got '$out')"; fi

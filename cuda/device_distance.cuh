@@ -9,6 +9,14 @@
 
 namespace simjoin::gpu {
 
+// Whether every coordinate of a row is finite: a row with NaN or infinity never matches
+// (engine/join/finite_points.h on the host).
+__device__ __forceinline__ bool finite_row(const double* p, int dim) {
+  for (int j = 0; j < dim; ++j)
+    if (!isfinite(p[j])) return false;
+  return true;
+}
+
 // Adds one dimension's term to the accumulated distance (accumulate_distance in distance.h).
 // Returns false once the accumulated value can no longer end <= bound (SHORTC: the terms are
 // non-negative, so partial sums never decrease) or became NaN in a Chebyshev maximum.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "device_distance.cuh"
 #include "engine/join/filter_scale.h"
 #include "tile_pruning.cuh"
 
@@ -17,19 +18,11 @@ constexpr int kRowsPerBlock = 256;  // rows one block of the column passes reads
 constexpr int kColumnThreads = 128;
 constexpr double kHalfUnit = 0x1p-11 + 0x1p-51;  // FP16 rounding plus the double shift's
 
-// Whether every coordinate of row i is finite (a row with NaN or infinity never matches).
-__device__ bool row_finite(const double* coords, std::uint64_t i, int dim) {
-  const double* p = coords + i * dim;
-  for (int j = 0; j < dim; ++j)
-    if (!isfinite(p[j])) return false;
-  return true;
-}
-
 // finite[i - first] for the block's rows [first, last), then a barrier.
 __device__ void mark_finite_rows(const double* coords, std::uint64_t first, std::uint64_t last,
                                  int dim, bool* finite) {
   for (std::uint64_t i = first + threadIdx.x; i < last; i += blockDim.x)
-    finite[i - first] = row_finite(coords, i, dim);
+    finite[i - first] = finite_row(coords + i * dim, dim);
   __syncthreads();
 }
 

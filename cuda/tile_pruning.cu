@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "cuda_check.h"
+#include "device_distance.cuh"
 
 namespace simjoin::gpu {
 namespace {
@@ -20,10 +21,8 @@ __global__ void row_keys(const double* coords, std::uint64_t n, int dim, SpaceKe
   const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const double* p = coords + i * dim;
-  bool finite = true;
-  for (int j = 0; j < dim; ++j) finite = finite && isfinite(p[j]);
   unsigned long long k = ~0ull;  // non-finite rows last
-  if (finite) {
+  if (finite_row(p, dim)) {
     std::uint32_t cell[SpaceKey::kMaxDims];
     for (int d = 0; d < key.count; ++d)
       cell[d] = static_cast<std::uint32_t>(

@@ -6,7 +6,6 @@
 // asking), its distance by ST_Distance(a, b): the rows of PostGIS's own join.
 #pragma once
 
-
 #include "engine/aggregates/neighbour_stats.h"
 #include "engine/pair_sink.h"
 #include "engine/parallel/batch_pipeline.h"

@@ -36,10 +36,10 @@ JoinStats run_cosine_tensor_join(const PointSet& left, const PointSet* right,
   const auto n_right = static_cast<std::uint32_t>(right ? right->n : 0);
   const double bound =
       accumulated_bound(cosine_candidate_radius(spec.eps, left.dim), Metric::Euclidean);
-  const bool prune = tuning().tensor_prune;
   const TensorInputs inputs =
       make_tensor_inputs(left_rows.unit.data(), n_left, right ? right_rows.unit.data() : nullptr,
-                         n_right, dim, bound, tuning().float_margin, prune, stream.get());
+                         n_right, dim, bound, tuning().float_margin, tuning().tensor_prune,
+                         stream.get());
   left_rows.unit = DeviceBuffer<double>();  // the FP16 copies replace them
   right_rows.unit = DeviceBuffer<double>();
   timer.mark("upload");
@@ -51,8 +51,7 @@ JoinStats run_cosine_tensor_join(const PointSet& left, const PointSet* right,
   args.cosine.left_norm = left_rows.norm.data();
   args.cosine.right_norm = right ? right_rows.norm.data() : left_rows.norm.data();
   args.cosine.eps = spec.eps;
-  const TileMask mask = prune ? tensor_tile_mask(inputs, args, stream.get()) : TileMask();
-  use_tile_mask(args, mask);
+  const TileMask mask = use_tile_mask(args, inputs, stream.get());
   timer.mark("prune");
   const TensorJoinProducer producer(args);
   CosineDiagonal diagonal;

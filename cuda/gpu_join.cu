@@ -184,15 +184,13 @@ void run_tensor_brute_force(const PointSet& left, const PointSet* right,
   const auto n_right = static_cast<std::uint32_t>(right ? right->n : 0);
   const double* right_data = right ? right_coords.data() : nullptr;
   CudaStream stream;
-  const bool prune = tuning().tensor_prune;
   const TensorInputs inputs =
       make_tensor_inputs(left_coords.data(), n_left, right_data, n_right, dim, bound,
-                         tuning().float_margin, prune, stream.get());
+                         tuning().float_margin, tuning().tensor_prune, stream.get());
   timer.mark("upload");
   TensorJoinArgs args =
       tensor_join_args(inputs, left_coords.data(), n_left, right_data, n_right, dim, bound);
-  const TileMask mask = prune ? tensor_tile_mask(inputs, args, stream.get()) : TileMask();
-  use_tile_mask(args, mask);
+  const TileMask mask = use_tile_mask(args, inputs, stream.get());
   timer.mark("prune");
   if (stop_requested(sink, stats)) return;  // cancel between phases too
   const TensorJoinProducer producer(args);

@@ -192,16 +192,15 @@ TensorJoinArgs tensor_join_args(const TensorInputs& inputs, const double* left,
   return args;
 }
 
-TileMask tensor_tile_mask(const TensorInputs& inputs, const TensorJoinArgs& args,
-                          cudaStream_t stream) {
-  return tile_pair_mask(inputs.left, args.n_left, args.self_join ? nullptr : &inputs.right,
-                        args.n_right, args.padded_dim, stream);
-}
-
-void use_tile_mask(TensorJoinArgs& args, const TileMask& mask) {
+TileMask use_tile_mask(TensorJoinArgs& args, const TensorInputs& inputs, cudaStream_t stream) {
+  if (!args.left_order) return TileMask();
+  TileMask mask = tile_pair_mask(inputs.left, args.n_left,
+                                 args.self_join ? nullptr : &inputs.right, args.n_right,
+                                 args.padded_dim, stream);
   args.visits = mask.bits.data();
   args.visit_words = mask.words;
   args.visit_rows = mask.rows;
+  return mask;
 }
 
 TensorJoinProducer::TensorJoinProducer(const TensorJoinArgs& args)

@@ -59,11 +59,10 @@ TensorJoinArgs tensor_join_args(const TensorInputs& inputs, const double* left,
                                 std::uint32_t n_left, const double* right, std::uint32_t n_right,
                                 int dim, double bound);
 
-// The mask of the tile pairs of a join (tile_pruning.cuh) whose rows make_tensor_inputs ordered,
-// and the arguments that visit only its tile pairs (an empty mask: every tile pair).
-TileMask tensor_tile_mask(const TensorInputs& inputs, const TensorJoinArgs& args,
-                          cudaStream_t stream);
-void use_tile_mask(TensorJoinArgs& args, const TileMask& mask);
+// The mask of the tile pairs of the join `args` (tile_pruning.cuh), set in `args` to be walked
+// (keep it while they are used): empty, so that every tile pair is visited, unless
+// make_tensor_inputs ordered the rows.
+TileMask use_tile_mask(TensorJoinArgs& args, const TensorInputs& inputs, cudaStream_t stream);
 
 // The kernel with the dot products in registers (tensor_join_registers.cu), where it fits:
 // rows of up to registers::kMaxDim padded dimensions, fewer than 2^25 candidates. The count pass (fill false; fold: its folding

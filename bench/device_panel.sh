@@ -11,8 +11,7 @@ set -uo pipefail
 SCALE=${SCALE:-1}
 ROUNDS=${ROUNDS:-2}
 sets=${*:-u2_100k u2_1m u2_10m c3_1m skew2_500k e16_100k d100_100k d784_20k}
-n() { awk -v n="$1" -v s="$SCALE" 'BEGIN { printf "%d", n * s < 100 ? 100 : n * s }'; }
-q() { psql -AtqX -v ON_ERROR_STOP=1 "$@"; }
+source "$(dirname "$0")/panel_lib.sh"
 
 # The table for a set and its eps (a few to tens of pairs per row, as users join).
 make_set() {
@@ -43,22 +42,6 @@ make_set() {
   set_rows=$rows
 }
 
-# "best_ms count device": the best of ROUNDS times of a query (new sessions), its result and the
-# device the engine reported (simjoin.explain).
-best_ms() {
-  local device=$1 sql=$2 best="" out t count ran_on
-  for _ in $(seq 1 "$ROUNDS"); do
-    out=$(q -c "SET simjoin.device = $device; SET simjoin.gpu_error = error; SET simjoin.explain = on" \
-            -c '\timing on' -c "$sql" 2>&1)
-    count=$(echo "$out" | grep -vE '^(Time:|NOTICE)' | tail -1)
-    ran_on=$(echo "$out" | grep -oE 'device=[a-z]+' | head -1 | cut -d= -f2)
-    t=$(echo "$out" | grep -oE 'Time: [0-9.]+' | tail -1 | cut -d' ' -f2)
-    [ -z "$t" ] && { echo "ERROR: $out" >&2; t=999999; }
-    best=$(awk -v a="${best:-$t}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')
-  done
-  echo "$best $count ${ran_on:-?}"
-}
-
 echo "set rows eps form pairs cpu_ms gpu_ms auto_ms auto_device auto_over_best"
 for name in $sets; do
   make_set "$name" || continue
@@ -67,9 +50,9 @@ for name in $sets; do
     else sql="SELECT count(*) FROM $name a JOIN $name b ON a.v <-> b.v <= $eps"; fi
     read -r cpu c_cpu _ <<<"$(best_ms cpu "$sql")"
     read -r gpu c_gpu _ <<<"$(best_ms gpu "$sql")"
-    read -r auto c_auto chosen <<<"$(best_ms auto "$sql")"
+    read -r auto c_auto chosen _ <<<"$(best_ms auto "$sql")"
     same=$([ "$c_cpu" = "$c_gpu" ] && [ "$c_cpu" = "$c_auto" ] && echo "$c_cpu" || echo "DIFFER:$c_cpu/$c_gpu/$c_auto")
-    echo "$name $set_rows $eps $form $same $cpu $gpu $auto ${chosen:-?} $(awk -v a="$auto" -v c="$cpu" -v g="$gpu" 'BEGIN { b = c < g ? c : g; printf "%.2f", a / b }')"
+    echo "$name $set_rows $eps $form $same $cpu $gpu $auto ${chosen:-?} $(over_best "$auto" "$cpu" "$gpu")"
   done
   q -c "DROP TABLE $name"
 done

@@ -16,6 +16,8 @@
 #                of sets: each run's sampled work estimate and its times, for fitting the device
 #                choice's speeds (src/engine/choice/device_choice.cpp)
 #   panel        bench/device_panel.sh: simjoin.device = cpu, gpu and auto on eight sets (SETS)
+#   choice       bench/choice_panel.sh: the held-out panel of the device and algorithm choice
+#                (CHOICE_SETS: some of its sets; carry .device-data for its real sets)
 #   aggregates   aggregates through the service on the GPU: bench/sql/aggregates_group_by.sql
 #                (1M places, GROUP BY a.id counts and count(*)) with simjoin.device = gpu and cpu,
 #                PostgreSQL's plan once (AGG_NATIVE=off skips it); simjoin_dbscan of 10M uniform
@@ -166,6 +168,10 @@ fi
 
 if [[ $steps == *" panel "* ]]; then
   ROUNDS=${ROUNDS:-2} bash bench/device_panel.sh ${SETS:-} 2>&1 | tee "$OUT/panel.txt"
+fi
+
+if [[ $steps == *" choice "* ]]; then
+  ROUNDS=${ROUNDS:-2} bash bench/choice_panel.sh ${CHOICE_SETS:-} 2>&1 | tee "$OUT/choice.txt"
 fi
 
 if [[ $steps == *" aggregates "* ]]; then

@@ -494,20 +494,29 @@ int main(int argc, char** argv) {
   // What Device::Auto weighs: the sampled work and each device's estimated time.
   {
     const auto start = std::chrono::steady_clock::now();
-    const simjoin::JoinWork work = simjoin::estimate_join_work(left, right_ptr, spec);
+    simjoin::SampledWork sampled;
+    simjoin::DeviceEstimate e;
+    simjoin::auto_prefers_gpu(left, right_ptr, spec, simjoin::resolve_thread_count(spec.threads),
+                              &sampled, false, &e);
     const double estimate_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const simjoin::DeviceEstimate e = simjoin::estimate_devices(
-        work, simjoin::resolve_thread_count(spec.threads), work.pairs);
+    const simjoin::JoinWork& work = sampled.grid;
     std::printf("estimate: est_candidates=%.4g est_pairs=%.4g est_terms=%.3g est_k=%d "
                 "est_cpu_s=%.4f est_gpu_s=%.4f est_around_s=%.4f auto=%s estimate_s=%.4f\n",
                 work.candidates, work.pairs, work.terms_per_candidate, work.indexed_dims,
                 e.cpu_seconds, e.gpu_seconds, e.around_seconds, e.gpu ? "gpu" : "cpu", estimate_s);
-    // What Algorithm::Auto weighs on the device (scripts/fit_algorithm_speeds.py reads this line).
+    // What Algorithm::Auto weighs on the device (scripts/fit_algorithm_speeds.py reads this line),
+    // from the samples the device choice took (as the engine is handed them).
     const bool on_gpu = o.device == "gpu";
+    simjoin::JoinSpec carried = spec;
+    carried.sampled = sampled;
+    const auto choose_start = std::chrono::steady_clock::now();
     const simjoin::AlgorithmChoice choice = simjoin::choose_algorithm(
-        left, right_ptr, spec, on_gpu ? 1 : simjoin::resolve_thread_count(spec.threads), true,
+        left, right_ptr, carried, on_gpu ? 1 : simjoin::resolve_thread_count(spec.threads), true,
         on_gpu ? simjoin::gpu_algorithm_speeds() : simjoin::cpu_algorithm_speeds());
+    const auto choose_end = std::chrono::steady_clock::now();
+    std::printf("timing: device_choice_s=%.4f algorithm_choice_s=%.4f\n", estimate_s,
+                std::chrono::duration<double>(choose_end - choose_start).count());
     const simjoin::SzlWork szl = std::isfinite(spec.eps) && spec.eps >= 0.0
                                      ? simjoin::estimate_szl_work(left, right_ptr, spec.eps)
                                      : simjoin::SzlWork{};

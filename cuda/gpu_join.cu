@@ -15,6 +15,7 @@
 #include "cuda_stream.h"
 #include "device_buffer.h"
 #include "engine/choice/algorithm_choice.h"
+#include "engine/choice/device_choice.h"
 #include "engine/distance.h"
 #include "engine/join/chunked_join.h"
 #include "engine/join/cosine_join.h"
@@ -457,6 +458,7 @@ JoinSpec choose_gpu_algorithm(const PointSet& left, const PointSet* right, const
   if (spec.algorithm == Algorithm::Auto) {
     AlgorithmChoice choice = choose_algorithm(left, right, spec, 1, true, gpu_algorithm_speeds());
     chosen.algorithm = choice.algorithm;
+    if (choice.grid_work) price_engine_estimates(choice.estimates, *choice.grid_work, true, 1);
     *estimates = std::move(choice.estimates);
   }
   return chosen;

@@ -16,6 +16,15 @@ process's first CUDA work, in total_s, is left out), and every algorithm is fitt
   szl:   index_s as above; the other phases = n_probe*curves*log2(n_build)*search
          + walked*(walk + terms*walk_term)
   brute: phases = pairs*(pair + dim*term)
+
+With --devices: the calibration runs of scripts/device/service_check.sh calibrate (each set on the
+CPU with --threads T and on the GPU, --repeat 2; the last run of each is used). Fits the
+engine's whole time per device, as engine/choice/device_choice.cpp prices it:
+  cpu grid:  total_s = fixed + points*point + points*dim*point_dim
+                       + (candidates*candidate + candidates*terms*term + pairs*pair) / T
+  cpu brute, szl: total_s over their estimate with cpu_algorithm_speeds (the "choice:" line)
+  gpu:       total_s = fixed + points*point + points*dim*point_dim + (grid: candidates*terms*term)
+                       + (other algorithms: scale * their estimate) + pairs*pair
 """
 import math
 import re
@@ -117,6 +126,52 @@ def fit_gpu(runs):
     print_picks(sets)
 
 
+def fit_devices(runs, threads):
+    """The --devices fits; runs: (run fields, estimate fields, choice fields), last of each kept."""
+    last = {}
+    for run, e, c in runs:
+        device = "gpu" if run["device"].startswith("gpu") else "cpu"
+        last[(set_name(run), device)] = (run, e, c)
+    cpu_rows, cpu_t, cpu_names, others, gpu_rows, gpu_t, gpu_names = [], [], [], [], [], [], []
+    for (name, device), (run, e, c) in sorted(last.items()):
+        n, n2, dim = float(run["n"]), float(run["n2"]), float(run["dim"])
+        points = n + (n2 if n2 > 0 else n)
+        cand, terms, pairs = float(e["est_candidates"]), float(e["est_terms"]), float(e["est_pairs"])
+        total = float(run["total_s"]) * 1e9
+        algorithm = run["algorithm"].replace("gpu-", "")
+        estimate = None
+        for key, value in re.findall(r"(brute-force|szl|grid)=[^/\s]+/([^\s]+)s", c["line"]):
+            if algorithm.startswith(key):
+                estimate = float(value) * 1e9
+        if device == "cpu" and algorithm == "grid":
+            cpu_rows.append([1.0, points, points * dim, cand / threads, cand * terms / threads,
+                             pairs / threads])
+            cpu_t.append(total)
+            cpu_names.append(name)
+        elif device == "cpu":
+            others.append((name, algorithm, total / estimate))
+        else:
+            grid = algorithm.startswith("grid")
+            gpu_rows.append([1.0, points, points * dim, cand * terms if grid else 0.0,
+                             0.0 if grid else estimate, pairs])
+            gpu_t.append(total)
+            gpu_names.append(name + " " + algorithm)
+    for label, rows, targets, names, columns in (
+            ("cpu grid", cpu_rows, cpu_t, cpu_names,
+             "fixed point point_dim candidate term pair"),
+            ("gpu", gpu_rows, gpu_t, gpu_names,
+             "fixed point point_dim term algorithm_scale pair")):
+        coef = solve(rows, targets)
+        print("%s (%d runs): %s" % (label, len(rows), ", ".join(
+            "%s %.3g" % (k, v) for k, v in zip(columns.split(), coef))))
+        for r, t, name in zip(rows, targets, names):
+            model = sum(x * y for x, y in zip(r, coef))
+            print("  %-60s measured %.4f s, fitted %.4f s (%.2f)" % (name, t * 1e-9, model * 1e-9,
+                                                                    model / t))
+    for name, algorithm, ratio in others:
+        print("cpu %s %s: measured over estimated %.2f" % (algorithm, name, ratio))
+
+
 def main():
     runs, est, choice = [], None, None
     for line in sys.stdin:
@@ -124,10 +179,14 @@ def main():
             est = fields(line)
         elif line.startswith("choice:"):
             choice = fields(line)
+            choice["line"] = line
         elif line.startswith("data="):
             runs.append((fields(line), est, choice))
     if "--gpu" in sys.argv:
         fit_gpu(runs)
+        return
+    if "--devices" in sys.argv:
+        fit_devices(runs, 16)
         return
     grid_ratio, szl_index, szl_join, brute = [], [], [], []
     grid_rows = []  # (set, model at scale 1, measured ns)

@@ -70,6 +70,8 @@ Algorithm cpu_algorithm(const PointSet& left, const PointSet* right, const JoinS
   AlgorithmChoice choice = choose_algorithm(left, right, spec, params.threads,
                                             cpu_backend().supports(Algorithm::Szl),
                                             cpu_algorithm_speeds());
+  if (choice.grid_work)
+    price_engine_estimates(choice.estimates, *choice.grid_work, false, params.threads);
   stats.estimates = std::move(choice.estimates);
   if (!stats.estimates.empty()) clock.mark("choose");
   return choice.algorithm;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/choice/sampled_work.h"
+
 namespace simjoin {
 
 // Cosine: 1 - cos of the angle (cosine.h); joined as Euclidean on unit vectors, then decided exactly.
@@ -47,6 +49,9 @@ struct JoinSpec {
   // Device memory the join may allocate on the GPU (inputs, sort buffers and pair batches); 0 =
   // the device's free memory. The GPU service sets it to the job's reservation in its ledger.
   std::size_t device_memory_bytes = 0;
+  // What the device choice sampled (Device::Auto), handed on so that Algorithm::Auto does not
+  // sample the same inputs again; used only where its sizes are the join's.
+  SampledWork sampled;
 };
 
 // One algorithm as Algorithm::Auto priced it (engine/choice/algorithm_choice.h).

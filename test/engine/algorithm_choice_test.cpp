@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/choice/algorithm_choice.h"
+#include "engine/choice/work_estimate.h"
 #include "test_support.h"
 
 namespace simjoin {
@@ -31,8 +32,9 @@ TEST(AlgorithmChoice, LowDimensionalUniformPicksTheGrid) {
 }
 
 TEST(AlgorithmChoice, SzlSampledWhereItsIndexCostsLessThanTheGrid) {
-  // 16-D uniform: the grid's candidates are most pairs, the SZL's index is cheap next to them.
-  const Points points = uniform_points(8192, 16, 0.0, 1.0, 9);
+  // 16-D uniform: the grid's candidates are most pairs, the SZL's index is cheap next to them
+  // (and next to brute force's 5e9 pairs).
+  const Points points = uniform_points(100000, 16, 0.0, 1.0, 9);
   const AlgorithmChoice choice = choose_algorithm(points.set(), nullptr, cpu_spec(0.3), 2, true,
                                                   cpu_algorithm_speeds());
   ASSERT_EQ(choice.estimates.size(), 3u);
@@ -132,6 +134,59 @@ TEST(AlgorithmChoice, SzlEstimateNearTheJoinsCandidates) {
   const Points right{3, std::vector<double>(all.coords.begin() + 3 * 30000, all.coords.end())};
   expect_szl_estimate_near(left, &right, 0.3, 4.0);
   expect_szl_estimate_near(right, &left, 0.3, 4.0);
+}
+
+TEST(AlgorithmChoice, CarriedSamplesAreUsedNotTakenAgain) {
+  const Points points = uniform_points(20000, 2, 0.0, 100.0, 5);
+  JoinSpec spec = cpu_spec(0.5);
+  // A carried sample that says every pair is a candidate: the grid is priced from it.
+  JoinSpec carried = spec;
+  carried.sampled.has_grid = true;
+  carried.sampled.grid = estimate_join_work(points.set(), nullptr, spec);
+  const double sampled_candidates = carried.sampled.grid.candidates;
+  carried.sampled.grid.candidates = 1e3 * sampled_candidates;
+  const AlgorithmChoice choice =
+      choose_algorithm(points.set(), nullptr, carried, 2, true, cpu_algorithm_speeds());
+  bool grid_priced = false;
+  for (const AlgorithmEstimate& e : choice.estimates) {
+    if (e.algorithm != "grid") continue;
+    grid_priced = true;
+    EXPECT_DOUBLE_EQ(e.candidates, 1e3 * sampled_candidates);
+  }
+  EXPECT_TRUE(grid_priced);
+  // A sample of other inputs (another size) is not this join's: sampled again.
+  const Points fewer = uniform_points(19000, 2, 0.0, 100.0, 5);
+  for (const AlgorithmEstimate& e :
+       choose_algorithm(fewer.set(), nullptr, carried, 2, true, cpu_algorithm_speeds()).estimates)
+    if (e.algorithm == "grid") EXPECT_LT(e.candidates, 10.0 * sampled_candidates);
+}
+
+TEST(AlgorithmChoice, SzlNotPricedAboveItsDimensionLimit) {
+  const Points wide = uniform_points(4000, kSzlMaxPricedDim + 1, 0.0, 1.0, 6);
+  const JoinWork grid = estimate_join_work(wide.set(), nullptr, cpu_spec(0.5));
+  EXPECT_FALSE(szl_may_be_cheapest(wide.set(), nullptr, grid, Metric::Euclidean, 16,
+                                   cpu_algorithm_speeds()));
+  for (const AlgorithmEstimate& e :
+       choose_algorithm(wide.set(), nullptr, cpu_spec(0.5), 16, true, cpu_algorithm_speeds())
+           .estimates)
+    EXPECT_NE(e.algorithm, "szl");
+}
+
+TEST(AlgorithmChoice, SzlIndexSharedByAtMostOneThreadACurve) {
+  // Where the index is most of the SZL's work, 64 threads cannot make it 64 times faster: it is
+  // built a curve a thread.
+  const JoinWork grid = grid_work_of(1e6, 16, 1e10);
+  const SzlWork szl = szl_work_of(1e6, 16, 1e3);
+  const auto szl_seconds = [&](int threads) {
+    for (const AlgorithmEstimate& e :
+         cheapest_algorithm(&grid, &szl, 1e12, 16, Metric::Euclidean, threads,
+                            cpu_algorithm_speeds())
+             .estimates)
+      if (e.algorithm == "szl") return e.seconds;
+    return 0.0;
+  };
+  EXPECT_GT(szl_seconds(64), 0.5 * szl_seconds(9));  // shared alike: 9 / 64 of it
+  EXPECT_LT(szl_seconds(9), 0.2 * szl_seconds(1));
 }
 
 }  // namespace

@@ -70,8 +70,8 @@ TEST(JoinBackend, TheInstalledGpuBackendRunsGpuAndLargeAutoJoins) {
   CountingBackend counting;
   install_gpu_backend(&counting);
   EXPECT_TRUE(gpu_available());
-  // 64-D: nearly every one of the 8e6 point pairs is a candidate, few are results.
-  const Points points = uniform_points(4000, 64, 0.0, 1.0, 6);
+  // 64-D: nearly every one of the 7e7 point pairs is a candidate, few are results.
+  const Points points = uniform_points(12000, 64, 0.0, 1.0, 6);
   JoinSpec spec = cpu_spec(0.5);
   spec.device = Device::Gpu;
   EXPECT_EQ(expect_matches_oracle(points, nullptr, spec).device, "counting");

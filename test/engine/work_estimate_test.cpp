@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "engine/choice/algorithm_choice.h"
 #include "engine/choice/device_choice.h"
 #include "test_support.h"
 #include "engine/choice/work_estimate.h"
@@ -95,17 +96,75 @@ TEST(DeviceChoice, HeavyHighDimensionalJoinsGoToTheGpu) {
   EXPECT_GT(e.cpu_seconds, 3.0 * e.gpu_seconds);
 }
 
-TEST(DeviceChoice, PostgresqlsShareDecidesWhenItDominates) {
-  // The engine's part is tiny next to forming a billion result tuples: no reason to move it.
+TEST(DeviceChoice, PostgresqlsShareDoesNotDecide) {
+  // Forming a billion result tuples is the same work on both devices: the choice follows the
+  // engine's estimates alone, with their margin.
   const DeviceEstimate e = estimate_devices(work_of(1e6, 2, 2e9, 1e9), 16, 1e9);
   EXPECT_GT(e.around_seconds, 10.0 * e.cpu_seconds);
-  EXPECT_FALSE(e.gpu);
+  EXPECT_LT(e.gpu_seconds * 3.0, e.cpu_seconds);
+  EXPECT_TRUE(e.gpu);
 }
 
 TEST(DeviceChoice, MoreCpuThreadsMoveTheBoundary) {
   const JoinWork work = work_of(2e5, 16, 3e8, 1e5);
   EXPECT_GT(estimate_devices(work, 1, 1e5).cpu_seconds,
             10.0 * estimate_devices(work, 16, 1e5).cpu_seconds);
+}
+
+TEST(DeviceChoice, EachDevicePricedWithTheAlgorithmItRuns) {
+  // 128-D: each device is priced with the algorithm its own speeds pick (brute force on both:
+  // the CPU's FP32 filter, the GPU's tensor cores), not with the grid's model.
+  const Points points = uniform_points(30000, 128, 0.0, 1.0, 11);
+  JoinSpec spec = cpu_spec(4.0);
+  spec.algorithm = Algorithm::Auto;
+  SampledWork sampled;
+  DeviceEstimate priced;
+  auto_prefers_gpu(points.set(), nullptr, spec, 16, &sampled, false, &priced);
+  ASSERT_TRUE(sampled.has_grid);
+  EXPECT_FALSE(sampled.has_szl) << "not priced above kSzlMaxPricedDim dimensions";
+  const auto pick = [&](int threads, const AlgorithmSpeeds& speeds) {
+    return cheapest_algorithm(&sampled.grid, nullptr, brute_force_pairs(points.set(), nullptr),
+                              128, spec.metric, threads, speeds)
+        .estimates.front();
+  };
+  const AlgorithmEstimate cpu = pick(16, cpu_algorithm_speeds());
+  const AlgorithmEstimate gpu = pick(1, gpu_algorithm_speeds());
+  ASSERT_EQ(cpu.algorithm, "brute-force");
+  ASSERT_EQ(gpu.algorithm, "brute-force");
+  const DeviceSpeeds& s = measured_speeds();
+  const double pairs = sampled.grid.pairs;
+  EXPECT_NEAR(priced.cpu_seconds, cpu.seconds + (s.cpu_join_ns + pairs * s.cpu_pair_ns / 16) * 1e-9,
+              1e-9 + 1e-6 * priced.cpu_seconds);
+  EXPECT_NEAR(priced.gpu_seconds,
+              (s.gpu_join_ns + 60000.0 * 128 * s.gpu_point_dim_ns + pairs * s.gpu_pair_ns) * 1e-9 +
+                  gpu.seconds * s.gpu_algorithm_scale,
+              1e-9 + 1e-6 * priced.gpu_seconds);
+  // A forced grid is priced as the grid.
+  spec.algorithm = Algorithm::Grid;
+  DeviceEstimate forced;
+  auto_prefers_gpu(points.set(), nullptr, spec, 16, &sampled, false, &forced);
+  if (sampled.grid.indexed_dims > 0) {
+    const DeviceEstimate grid = estimate_devices(sampled.grid, 16, sampled.grid.pairs);
+    EXPECT_DOUBLE_EQ(forced.cpu_seconds, grid.cpu_seconds);
+    EXPECT_DOUBLE_EQ(forced.gpu_seconds, grid.gpu_seconds);
+  }
+}
+
+TEST(DeviceChoice, CosinePricedWithTheAlgorithmItRuns) {
+  // Directions with near copies, by cosine: priced on the unit vectors' samples like Euclidean
+  // joins; before, as the grid's model whatever ran.
+  const Points points = uniform_points(30000, 100, -1.0, 1.0, 12);
+  JoinSpec spec = cpu_spec(0.05);
+  spec.metric = Metric::Cosine;
+  spec.algorithm = Algorithm::Auto;
+  SampledWork sampled;
+  DeviceEstimate priced;
+  auto_prefers_gpu(points.set(), nullptr, spec, 16, &sampled, false, &priced);
+  ASSERT_TRUE(sampled.has_grid);
+  EXPECT_FALSE(sampled.has_szl);
+  const DeviceEstimate grid = estimate_devices(sampled.grid, 16, sampled.grid.pairs);
+  EXPECT_NE(priced.gpu_seconds, grid.gpu_seconds);
+  EXPECT_LT(priced.gpu_seconds, priced.cpu_seconds);
 }
 
 }  // namespace

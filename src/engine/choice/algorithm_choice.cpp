@@ -29,6 +29,7 @@ double grid_seconds(const JoinWork& w, int threads, const AlgorithmSpeeds& s) {
           per_thread / threads) * 1e-9;
 }
 
+// The index is built a curve a thread: at most `curves` threads share it.
 double szl_seconds(const SzlWork& w, double terms_per_candidate, int threads,
                    const AlgorithmSpeeds& s) {
   const double log_build = log2_at_least_1(w.build_points);
@@ -36,7 +37,8 @@ double szl_seconds(const SzlWork& w, double terms_per_candidate, int threads,
                        (static_cast<double>(w.dim) * s.szl_key_ns + log_build * s.szl_sort_ns);
   const double join = w.probe_points * w.curves * log_build * s.szl_search_ns +
                       w.walked * (s.szl_walk_ns + terms_per_candidate * s.szl_walk_term_ns);
-  return (index + join) / threads * 1e-9;
+  return (index / std::min(static_cast<double>(threads), std::max(w.curves, 1.0)) +
+          join / threads) * 1e-9;
 }
 
 // Brute force over `pairs` pairs with an estimated `matches` of them within eps.
@@ -52,12 +54,6 @@ double brute_seconds(double pairs, double matches, std::size_t dim, Metric metri
          threads * 1e-9;
 }
 
-// The pairs brute force evaluates: each unordered pair once in a self-join.
-double brute_pairs_of(const PointSet& left, const PointSet* right) {
-  const double n = static_cast<double>(left.n);
-  return right ? n * static_cast<double>(right->n) : n * (n + 1.0) / 2.0;
-}
-
 // The finite points of `points` as a contiguous set (owned by `coords`).
 PointSet contiguous(const std::vector<const double*>& points, std::size_t dim,
                     std::vector<double>& coords) {
@@ -68,20 +64,29 @@ PointSet contiguous(const std::vector<const double*>& points, std::size_t dim,
 
 }  // namespace
 
+double brute_force_pairs(const PointSet& left, const PointSet* right) {
+  const double n = static_cast<double>(left.n);
+  return right ? n * static_cast<double>(right->n) : n * (n + 1.0) / 2.0;
+}
+
 const AlgorithmSpeeds& cpu_algorithm_speeds() {
-  // Fitted on the CPU engine of a 2-core VM, one thread, over 10 sets (2-D to 64-D, uniform,
-  // clustered, exponential, self and two-input): scripts/fit_algorithm_speeds.py on simjoin_bench
-  // runs of each algorithm (docs/ARCHITECTURE.md, "Choosing the algorithm"). The grid's are
-  // engine/choice/device_choice.cpp's CPU speeds times the median ratio measured here (1.18).
+  // The CPU engine on the H200 machine's 16 cores (2026-11-29, scripts/device/service_check.sh
+  // calibrate: the 15 sets of bench/calibration_sets.txt, 16 threads; docs/benchmarks/calibration.md).
+  // The grid's constants fitted (non-negative least squares on relative error, with the join's
+  // fixed cost: engine/choice/device_choice.cpp's cpu_join_ns) on its 11 runs, each then within
+  // 0.83-1.14x of its time; the SZL's and brute force's are the constants fitted on a 2-core VM
+  // with one thread (scripts/fit_algorithm_speeds.py) times their measured over estimated time on
+  // those runs: the SZL 2.0-3.1x slower (x2.5), the FP32-filtered brute force 0.36-0.60 of it
+  // (x0.47).
   static const AlgorithmSpeeds speeds{
-      /*grid_point_ns=*/54.2, /*grid_point_dim_ns=*/6.25, /*grid_candidate_ns=*/1.65,
-      /*grid_term_ns=*/1.89,
-      /*szl_key_ns=*/17.2, /*szl_sort_ns=*/7.35, /*szl_search_ns=*/13.5, /*szl_walk_ns=*/5.82,
-      /*szl_walk_term_ns=*/0.277,
+      /*grid_point_ns=*/0.0, /*grid_point_dim_ns=*/7.16, /*grid_candidate_ns=*/3.15,
+      /*grid_term_ns=*/0.838,
+      /*szl_key_ns=*/43.0, /*szl_sort_ns=*/18.4, /*szl_search_ns=*/33.8, /*szl_walk_ns=*/14.6,
+      /*szl_walk_term_ns=*/0.69,
       /*brute_pair_ns=*/1.26, /*brute_term_ns=*/0.0866,
-      /*filtered_pair_ns=*/4.27, /*filtered_term_ns=*/0.0728, /*filtered_match_ns=*/0.0,
+      /*filtered_pair_ns=*/2.0, /*filtered_term_ns=*/0.034, /*filtered_match_ns=*/0.0,
       /*filtered_narrow_dim=*/std::numeric_limits<std::size_t>::max(),
-      /*filtered_wide_pair_ns=*/4.27, /*filtered_wide_term_ns=*/0.0728};
+      /*filtered_wide_pair_ns=*/2.0, /*filtered_wide_term_ns=*/0.034};
   return speeds;
 }
 
@@ -191,6 +196,48 @@ AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, dou
   return choice;
 }
 
+bool szl_may_be_cheapest(const PointSet& left, const PointSet* right, const JoinWork& grid,
+                         Metric metric, int threads, const AlgorithmSpeeds& speeds) {
+  // The SZL joins cosine only as Euclidean on unit vectors (engine/join/cosine_join.h), where
+  // this runs again.
+  if (metric == Metric::Cosine || left.dim > kSzlMaxPricedDim) return false;
+  threads = std::max(threads, 1);
+  const double lower_bound =
+      szl_seconds(szl_shape(left, right), grid.terms_per_candidate, threads, speeds);
+  const double brute = brute_seconds(brute_force_pairs(left, right), grid.pairs, left.dim, metric,
+                                     threads, speeds);
+  return lower_bound < brute &&
+         (grid.indexed_dims == 0 || lower_bound < grid_seconds(grid, threads, speeds));
+}
+
+SampledWork sample_work(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                        std::initializer_list<PricedDevice> devices) {
+  SampledWork sampled;
+  const SampledWork& carried = spec.sampled;
+  if (carried.has_grid && carried.grid.dim == left.dim &&
+      carried.grid.left_points == static_cast<double>(left.n) &&
+      carried.grid.right_points == static_cast<double>(right ? right->n : left.n)) {
+    sampled = carried;
+  } else {
+    JoinSpec grid_spec = spec;
+    grid_spec.algorithm = Algorithm::Grid;
+    sampled.grid = estimate_join_work(left, right, grid_spec);
+    sampled.has_grid = true;
+    sampled.has_szl = false;
+  }
+  if (!sampled.has_szl) {
+    for (const PricedDevice& device : devices) {
+      if (!szl_may_be_cheapest(left, right, sampled.grid, spec.metric, device.threads,
+                               *device.speeds))
+        continue;
+      sampled.szl = estimate_szl_work(left, right, spec.eps);
+      sampled.has_szl = true;
+      break;
+    }
+  }
+  return sampled;
+}
+
 AlgorithmChoice choose_algorithm(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                                  int threads, bool szl_supported, const AlgorithmSpeeds& speeds) {
   const double pairs =
@@ -199,22 +246,13 @@ AlgorithmChoice choose_algorithm(const PointSet& left, const PointSet* right, co
       left.dim == 0) {
     return AlgorithmChoice{};  // brute force, nothing priced
   }
-  JoinSpec grid_spec = spec;
-  grid_spec.algorithm = Algorithm::Grid;
-  const JoinWork grid = estimate_join_work(left, right, grid_spec);
-  std::optional<SzlWork> szl;
-  // The SZL joins cosine only as Euclidean on unit vectors (engine/join/cosine_join.h), where this runs again.
-  // Its walk is sampled only where its index and searches alone cost less than the grid.
-  const int priced_threads = std::max(threads, 1);
-  const bool szl_may_win =
-      grid.indexed_dims == 0 ||
-      szl_seconds(szl_shape(left, right), grid.terms_per_candidate, priced_threads, speeds) <
-          grid_seconds(grid, priced_threads, speeds);
-  if (szl_supported && spec.metric != Metric::Cosine && szl_may_win) {
-    szl = estimate_szl_work(left, right, spec.eps);
-  }
-  return cheapest_algorithm(&grid, szl ? &*szl : nullptr, brute_pairs_of(left, right), left.dim,
-                            spec.metric, threads, speeds);
+  const SampledWork sampled =
+      szl_supported ? sample_work(left, right, spec, {{&speeds, threads}})
+                    : sample_work(left, right, spec, {});
+  const bool szl = szl_supported && sampled.has_szl &&
+                   szl_may_be_cheapest(left, right, sampled.grid, spec.metric, threads, speeds);
+  return cheapest_algorithm(&sampled.grid, szl ? &sampled.szl : nullptr,
+                            brute_force_pairs(left, right), left.dim, spec.metric, threads, speeds);
 }
 
 }  // namespace simjoin

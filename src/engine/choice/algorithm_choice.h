@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -17,15 +18,6 @@ namespace simjoin {
 // Up to this many point pairs (n_left * n_right) Auto runs brute force without sampling: the
 // other algorithms' setup costs more.
 constexpr double kBruteForceMaxPairs = 16384.0;
-
-// The SZL join's work, measured on samples and scaled to the full inputs.
-struct SzlWork {
-  double build_points = 0.0;  // the indexed input (the smaller; the only one of a self-join)
-  double probe_points = 0.0;
-  std::size_t dim = 0;
-  double curves = 0.0;
-  double walked = 0.0;  // positions of the shortest intervals walked: the candidates
-};
 
 // The SZL's work for joining left with right (nullptr: self-join) within eps (finite, >= 0):
 // the shortest interval of each sampled probe point in an index of a sample of the build side,
@@ -50,9 +42,12 @@ struct AlgorithmSpeeds {
   double filtered_wide_pair_ns, filtered_wide_term_ns;
 };
 
-// Measured on the CPU engine (docs/ARCHITECTURE.md, "Choosing the algorithm").
+// The pairs brute force evaluates: n_left * n_right, each unordered pair once in a self-join.
+double brute_force_pairs(const PointSet& left, const PointSet* right);
+
+// Measured on the CPU engine of the GPU machine, 16 threads (docs/benchmarks/calibration.md).
 const AlgorithmSpeeds& cpu_algorithm_speeds();
-// The GPU's, fitted on an H100.
+// The GPU's kernels, fitted on an H100 and an H200 (docs/benchmarks/calibration.md).
 const AlgorithmSpeeds& gpu_algorithm_speeds();
 
 struct AlgorithmChoice {
@@ -68,10 +63,31 @@ AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, dou
                                    std::size_t dim, Metric metric, int threads,
                                    const AlgorithmSpeeds& speeds);
 
+// Above this many dimensions the SZL is not priced: its sampled walk was measured many times
+// short there (Fashion-MNIST, 784-D: priced 5.6 s, ran 49 s), and it was never the fastest.
+constexpr std::size_t kSzlMaxPricedDim = 32;
+
+// Whether the SZL may be the cheapest algorithm on a device with these speeds: its index and
+// binary searches alone (a lower bound of its cost) cost less than brute force and the grid.
+bool szl_may_be_cheapest(const PointSet& left, const PointSet* right, const JoinWork& grid,
+                         Metric metric, int threads, const AlgorithmSpeeds& speeds);
+
+// A device whose choice the samples serve: its speeds and threads.
+struct PricedDevice {
+  const AlgorithmSpeeds* speeds;
+  int threads;
+};
+
+// The samples Auto weighs for a join: spec.sampled where it is this join's (its sizes), else the
+// grid's work sampled now; then the SZL's walk, sampled where szl_may_be_cheapest on one of
+// `devices` and not carried.
+SampledWork sample_work(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                        std::initializer_list<PricedDevice> devices);
+
 // Auto's choice for run_join(left, right, spec) on a device with these speeds and `threads`
 // threads; szl_supported: the device runs the SZL. Brute force without sampling for eps not
-// finite, at most kBruteForceMaxPairs pairs or no dimension. The SZL's walk is sampled (and the
-// SZL priced) only where its index and binary searches alone cost less than the grid.
+// finite, at most kBruteForceMaxPairs pairs or no dimension. The samples are sample_work's: the
+// SZL is priced only where szl_may_be_cheapest.
 AlgorithmChoice choose_algorithm(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                                  int threads, bool szl_supported, const AlgorithmSpeeds& speeds);
 

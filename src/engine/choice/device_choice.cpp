@@ -1,40 +1,45 @@
-// estimate_devices: a linear model per device over the sampled work.
+// estimate_devices and price_devices: each device's engine time over the sampled work.
 #include "engine/choice/device_choice.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "engine/choice/algorithm_choice.h"
 
 namespace simjoin {
 
 const DeviceSpeeds& measured_speeds() {
-  // Fitted (non-negative least squares on relative error) to the engine alone on 15 sets, 2-D to
-  // 784-D, on an H100 machine with 16 CPU threads (docs/BENCHMARKS.md, "Choosing the device");
-  // the GPU's figures plus the service's copy into shared memory and its submission.
+  // Fitted (non-negative least squares on relative error) to the engine alone on the 15 sets of
+  // bench/calibration_sets.txt, 2-D to 784-D, on the H200 machine with 16 CPU threads
+  // (2026-11-29, docs/benchmarks/calibration.md); the GPU's figures plus the service's submission
+  // and its copy into shared memory (2 ms and 1.6 ns a coordinate, measured on an H100 machine).
+  // PostgreSQL's part was read off the custom scan's times on bench/device_panel.sh.
   static const DeviceSpeeds speeds{
-      /*cpu_point_ns=*/46.0, /*cpu_point_dim_ns=*/5.3, /*cpu_candidate_ns=*/1.4,
-      /*cpu_term_ns=*/1.6, /*cpu_pair_ns=*/6.2,
-      /*gpu_join_ns=*/16e6, /*gpu_point_dim_ns=*/6.0, /*gpu_term_ns=*/0.005, /*gpu_pair_ns=*/0.35,
+      /*cpu_point_ns=*/0.0, /*cpu_point_dim_ns=*/7.16, /*cpu_candidate_ns=*/3.15,
+      /*cpu_term_ns=*/0.838, /*cpu_pair_ns=*/12.9, /*cpu_join_ns=*/10.6e6,
+      /*gpu_join_ns=*/18e6, /*gpu_point_dim_ns=*/4.2, /*gpu_term_ns=*/0.008, /*gpu_pair_ns=*/0.335,
+      /*gpu_algorithm_scale=*/0.78,
       /*around_row_ns=*/100.0, /*around_pair_ns=*/25.0};
   return speeds;
 }
 
 namespace {
 
-bool gpu_wins(const DeviceEstimate& e) {
-  return (e.around_seconds + e.gpu_seconds) * kGpuGain < e.around_seconds + e.cpu_seconds;
-}
+bool gpu_wins(const DeviceEstimate& e) { return e.gpu_seconds * kGpuGain < e.cpu_seconds; }
 
-// The estimated time of the algorithm a device with these speeds picks over that of its grid.
-double picked_over_grid(const JoinWork& grid, const SzlWork& szl, double brute_pairs,
-                        Metric metric, int threads, const AlgorithmSpeeds& speeds) {
+// The algorithm a device with these speeds runs (spec.algorithm, or the cheapest where Auto) and
+// its estimated time (engine/choice/algorithm_choice.h).
+AlgorithmEstimate picked(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                         const SampledWork& sampled, bool szl, int threads,
+                         const AlgorithmSpeeds& speeds) {
   const AlgorithmChoice choice =
-      cheapest_algorithm(&grid, &szl, brute_pairs, grid.dim, metric, threads, speeds);
-  for (const AlgorithmEstimate& e : choice.estimates) {
-    if (e.algorithm == "grid" && e.seconds > 0.0) return choice.estimates.front().seconds / e.seconds;
-  }
-  return 1.0;
+      cheapest_algorithm(&sampled.grid, szl && sampled.has_szl ? &sampled.szl : nullptr,
+                         brute_force_pairs(left, right), left.dim, spec.metric, threads, speeds);
+  const std::string wanted = algorithm_name(spec.algorithm);
+  for (const AlgorithmEstimate& e : choice.estimates)
+    if (e.algorithm == wanted) return e;
+  return choice.estimates.front();
 }
 
 }  // namespace
@@ -46,7 +51,7 @@ DeviceEstimate estimate_devices(const JoinWork& work, int cpu_threads, double pa
   const double terms = work.candidates * work.terms_per_candidate;
   const double threads = static_cast<double>(std::max(cpu_threads, 1));
   DeviceEstimate e;
-  e.cpu_seconds = (points * (s.cpu_point_ns + dim * s.cpu_point_dim_ns) +
+  e.cpu_seconds = (s.cpu_join_ns + points * (s.cpu_point_ns + dim * s.cpu_point_dim_ns) +
                    (work.candidates * s.cpu_candidate_ns + terms * s.cpu_term_ns +
                     pairs * s.cpu_pair_ns) /
                        threads) *
@@ -59,24 +64,81 @@ DeviceEstimate estimate_devices(const JoinWork& work, int cpu_threads, double pa
   return e;
 }
 
+void price_engine_estimates(std::vector<AlgorithmEstimate>& estimates, const JoinWork& work,
+                            bool gpu, int cpu_threads, const DeviceSpeeds& s) {
+  const double points = work.left_points + work.right_points;
+  const double pairs_ns = gpu ? work.pairs * s.gpu_pair_ns
+                              : work.pairs * s.cpu_pair_ns / std::max(cpu_threads, 1);
+  const double gpu_fixed_ns =
+      s.gpu_join_ns + points * static_cast<double>(work.dim) * s.gpu_point_dim_ns;
+  for (AlgorithmEstimate& e : estimates) {
+    if (!gpu) {
+      e.seconds += (s.cpu_join_ns + pairs_ns) * 1e-9;
+    } else if (e.algorithm == "grid") {
+      e.seconds = (gpu_fixed_ns + work.candidates * work.terms_per_candidate * s.gpu_term_ns +
+                   pairs_ns) * 1e-9;
+    } else {
+      e.seconds = (gpu_fixed_ns + pairs_ns) * 1e-9 + e.seconds * s.gpu_algorithm_scale;
+    }
+  }
+}
+
+DeviceEstimate price_devices(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                             int cpu_threads, const SampledWork& sampled, bool gpu_runs_szl,
+                             const DeviceSpeeds& s) {
+  DeviceEstimate e = estimate_devices(sampled.grid, cpu_threads, sampled.grid.pairs, s);
+  const int threads = std::max(cpu_threads, 1);
+  // Where a device runs another algorithm than the grid, that algorithm's engine time replaces
+  // the grid's (price_engine_estimates: with the result pairs' cost, and the GPU's fixed costs).
+  std::vector<AlgorithmEstimate> cpu{
+      picked(left, right, spec, sampled, true, threads, cpu_algorithm_speeds())};
+  if (cpu.front().algorithm != "grid") {
+    price_engine_estimates(cpu, sampled.grid, false, threads, s);
+    e.cpu_seconds = cpu.front().seconds;
+  }
+  std::vector<AlgorithmEstimate> gpu{
+      picked(left, right, spec, sampled, gpu_runs_szl, 1, gpu_algorithm_speeds())};
+  if (gpu.front().algorithm != "grid") {
+    price_engine_estimates(gpu, sampled.grid, true, threads, s);
+    e.gpu_seconds = gpu.front().seconds;
+  }
+  e.gpu = gpu_wins(e);
+  return e;
+}
+
+std::string describe_device_estimate(const DeviceEstimate& e, const JoinWork& work,
+                                     int cpu_threads) {
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "auto priced the engine at %.3gs on the CPU (%d threads) and %.3gs on the GPU, "
+                "PostgreSQL's part %.3gs: %s (sampled: %.3g candidates of %.3g terms, %.3g pairs, "
+                "%d indexed dimensions)",
+                e.cpu_seconds, std::max(cpu_threads, 1), e.gpu_seconds, e.around_seconds,
+                e.gpu ? "gpu" : "cpu", work.candidates, work.terms_per_candidate, work.pairs,
+                work.indexed_dims);
+  return text;
+}
+
 bool auto_prefers_gpu(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                      int cpu_threads, std::optional<JoinWork>* work, bool gpu_runs_szl) {
+                      int cpu_threads, SampledWork* sampled_out, bool gpu_runs_szl,
+                      DeviceEstimate* priced) {
   const double pairs = static_cast<double>(left.n) * static_cast<double>(right ? right->n : left.n);
   if (!std::isfinite(spec.eps) || spec.eps < 0.0 || pairs < kAutoEstimateFromPairs) return false;
-  const JoinWork estimated = estimate_join_work(left, right, spec);
-  if (work) *work = estimated;
-  DeviceEstimate e = estimate_devices(estimated, cpu_threads, estimated.pairs);
-  if (spec.algorithm != Algorithm::Auto || estimated.indexed_dims == 0 ||
-      spec.metric == Metric::Cosine) {
-    return e.gpu;
+  SampledWork sampled;
+  if (spec.algorithm == Algorithm::Auto) {
+    const PricedDevice cpu{&cpu_algorithm_speeds(), std::max(cpu_threads, 1)};
+    const PricedDevice gpu{&gpu_algorithm_speeds(), 1};
+    sampled = gpu_runs_szl ? sample_work(left, right, spec, {cpu, gpu})
+                           : sample_work(left, right, spec, {cpu});
+  } else {
+    sampled.grid = estimate_join_work(left, right, spec);
+    sampled.has_grid = true;
   }
-  const SzlWork szl = estimate_szl_work(left, right, spec.eps);
-  e.cpu_seconds *=
-      picked_over_grid(estimated, szl, pairs, spec.metric, cpu_threads, cpu_algorithm_speeds());
-  if (gpu_runs_szl)
-    e.gpu_seconds *=
-        picked_over_grid(estimated, szl, pairs, spec.metric, 1, gpu_algorithm_speeds());
-  return gpu_wins(e);
+  if (sampled_out) *sampled_out = sampled;
+  const DeviceEstimate e =
+      price_devices(left, right, spec, cpu_threads, sampled, gpu_runs_szl, measured_speeds());
+  if (priced) *priced = e;
+  return e.gpu;
 }
 
 }  // namespace simjoin

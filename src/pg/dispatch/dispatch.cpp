@@ -27,6 +27,8 @@ namespace {
 
 bool gpu_error_falls_back() { return gpu_error_setting == GPU_ERROR_FALLBACK; }
 
+void report_note(const std::string& note);
+
 // The device a join runs on, from simjoin.device: Device::Gpu means the GPU service, Device::Cpu
 // this backend's CPU engine. simjoin.device = gpu without a ready service raises an ERROR, or
 // (simjoin.gpu_error = fallback) sets *note to the reason and picks the CPU. auto picks the
@@ -52,11 +54,17 @@ Device route(Device device, std::string* note, AutoPrefersGpu&& auto_prefers_gpu
 }
 
 Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                  std::string* note, std::optional<JoinWork>* work) {
+                  std::string* note, SampledWork* sampled) {
   return route(spec.device, note, [&] {
     // The SZL is not on the GPU yet (the service's backend would run it on its CPU).
-    return spec.algorithm != Algorithm::Szl &&
-           auto_prefers_gpu(left, right, spec, cpu_threads_free(spec.threads), work);
+    if (spec.algorithm == Algorithm::Szl) return false;
+    const int threads = cpu_threads_free(spec.threads);
+    DeviceEstimate priced;
+    priced.cpu_seconds = -1.0;
+    const bool gpu = auto_prefers_gpu(left, right, spec, threads, sampled, false, &priced);
+    if (explain_setting && priced.cpu_seconds >= 0.0)
+      report_note(describe_device_estimate(priced, sampled->grid, threads));
+    return gpu;
   });
 }
 
@@ -83,10 +91,10 @@ void report_note(const std::string& note) {
   pg_call([&note] { ereport(NOTICE, (errmsg("simjoin: %s", note.c_str()))); });
 }
 
-// Routes the job once and runs on_service(work) (work: the route's sampled work, if any) or
-// on_cpu(note). A ServiceJobFailure thrown by on_service reruns on_cpu with the failure's note
-// when falls_back(); other failures propagate. `note`: why a job meant for the GPU runs on the CPU
-// (empty when the CPU was chosen). Both must return the same type. Inside cpp_guard.
+// Runs on_service() on the GPU service or on_cpu(note). A ServiceJobFailure thrown by on_service
+// reruns on_cpu with the failure's note when falls_back(); other failures propagate. `note`: why a
+// job meant for the GPU runs on the CPU (empty when the CPU was chosen). Both must return the
+// same type. Inside cpp_guard.
 template <typename OnService, typename OnCpu>
 auto run_routed(Device device, std::string note, OnService&& on_service, OnCpu&& on_cpu)
     -> decltype(on_cpu(std::string())) {
@@ -101,15 +109,20 @@ auto run_routed(Device device, std::string note, OnService&& on_service, OnCpu&&
   return on_cpu(std::move(note));
 }
 
+// Routes the job once and runs on_service(routed, work) or on_cpu(routed, note) as run_routed
+// does: `routed` is `spec` with the samples the route took (Algorithm::Auto reads them instead of
+// sampling again), `work` the grid's sampled work, if any.
 template <typename OnService, typename OnCpu>
 auto dispatch(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-              OnService&& on_service, OnCpu&& on_cpu) -> decltype(on_cpu(std::string())) {
+              OnService&& on_service, OnCpu&& on_cpu) -> decltype(on_cpu(spec, std::string())) {
   std::string note;
+  JoinSpec routed = spec;
+  const Device device = route_join(left, right, spec, &note, &routed.sampled);
   std::optional<JoinWork> work;
-  const Device device = route_join(left, right, spec, &note, &work);
+  if (routed.sampled.has_grid) work = routed.sampled.grid;
   return run_routed(
-      device, std::move(note), [&] { return on_service(std::move(work)); },
-      std::forward<OnCpu>(on_cpu));
+      device, std::move(note), [&] { return on_service(routed, std::move(work)); },
+      [&](std::string cpu_note) { return on_cpu(routed, std::move(cpu_note)); });
 }
 
 // A job that runs to its end on the backend's CPU: the note's NOTICE first (why a job meant
@@ -127,9 +140,9 @@ template <typename OnService, typename OnCpu>
 auto dispatch_and_wait(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                        OnService&& on_service, OnCpu&& run_on_cpu) {
   return dispatch(left, right, spec, std::forward<OnService>(on_service),
-                  [&spec, &run_on_cpu](const std::string& note) {
-                    return run_on_leased_cpu(note, spec.threads, [&](const CpuThreadLease& lease) {
-                      return run_on_cpu(on_leased_cpu(spec, lease));
+                  [&run_on_cpu](const JoinSpec& routed, const std::string& note) {
+                    return run_on_leased_cpu(note, routed.threads, [&](const CpuThreadLease& lease) {
+                      return run_on_cpu(on_leased_cpu(routed, lease));
                     });
                   });
 }
@@ -241,10 +254,10 @@ JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec
                      PairSink& sink) {
   return dispatch_and_wait(
       left, right, spec,
-      [&](std::optional<JoinWork> work) {
+      [&](const JoinSpec& routed, std::optional<JoinWork> work) {
         PairStream::Options options = stream_options();
         options.keep_distance = true;
-        ServiceStreamWithFallback source(left, right, spec, std::move(options), std::move(work));
+        ServiceStreamWithFallback source(left, right, routed, std::move(options), std::move(work));
         JoinStats stats = drain(source, sink);
         report_join(stats, source.fallback_note());
         return stats;
@@ -298,12 +311,12 @@ std::unique_ptr<BatchSource> start_join(const PointSet& left, const PointSet* ri
                                         const JoinSpec& spec, PairStream::Options options) {
   return dispatch(
       left, right, spec,
-      [&](std::optional<JoinWork> work) -> std::unique_ptr<BatchSource> {
-        return std::make_unique<ServiceStreamWithFallback>(left, right, spec, options,
+      [&](const JoinSpec& routed, std::optional<JoinWork> work) -> std::unique_ptr<BatchSource> {
+        return std::make_unique<ServiceStreamWithFallback>(left, right, routed, options,
                                                            std::move(work));
       },
-      [&](std::string note) -> std::unique_ptr<BatchSource> {
-        return std::make_unique<LocalStream>(left, right, spec, options, std::move(note));
+      [&](const JoinSpec& routed, std::string note) -> std::unique_ptr<BatchSource> {
+        return std::make_unique<LocalStream>(left, right, routed, options, std::move(note));
       });
 }
 
@@ -354,8 +367,8 @@ NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* rig
                                        StatsFields fields, bool reports_progress) {
   return dispatch_and_wait(
       left, right, spec,
-      [&](std::optional<JoinWork> work) {
-        NeighbourStats stats = neighbour_stats_on_service(left, right, spec, side, partner_ranks,
+      [&](const JoinSpec& routed, std::optional<JoinWork> work) {
+        NeighbourStats stats = neighbour_stats_on_service(left, right, routed, side, partner_ranks,
                                                           fields, std::move(work));
         if (!stats.join.stopped) report_join(stats.join, std::string());
         return stats;
@@ -374,8 +387,8 @@ DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,
                             std::uint64_t min_points, bool reports_progress) {
   return dispatch_and_wait(
       points, nullptr, spec,
-      [&](std::optional<JoinWork> work) {
-        DbscanResult result = dbscan_on_service(points, spec, min_points, std::move(work));
+      [&](const JoinSpec& routed, std::optional<JoinWork> work) {
+        DbscanResult result = dbscan_on_service(points, routed, min_points, std::move(work));
         if (!result.linking.stopped) report_dbscan(result);
         return result;
       },

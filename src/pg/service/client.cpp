@@ -14,6 +14,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <chrono>
 
 #include "pg/pg_guard.h"
 #include "pg/service/job.h"
@@ -118,6 +119,7 @@ class ServiceStream : public BatchSource {
     if (!failed && job_->stats.stopped) failed = true;  // only this backend may stop a job: never a short result
     if (!failed) {
       stats_ = recorded_join_stats(job_->stats);
+      add_service_phase();
       leave_job();
       return Next::End;
     }
@@ -126,6 +128,17 @@ class ServiceStream : public BatchSource {
     leave_job();
     error_ = std::make_exception_ptr(ServiceJobFailure(message, before_pairs));
     return Next::End;
+  }
+
+  // The job's time outside the engine's phases (its submission, the wait for a device, the
+  // handover of the last batches), as phase "service": the phases then add up to the join's time
+  // as this backend saw it.
+  void add_service_phase() {
+    double phases = 0.0;
+    for (const auto& [name, seconds] : stats_.phase_seconds) phases += seconds;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - submitted_).count();
+    if (elapsed > phases) stats_.phase_seconds.emplace_back("service", elapsed - phases);
   }
 
   Next stop_early() {
@@ -154,6 +167,7 @@ class ServiceStream : public BatchSource {
   JoinStats stats_;
   std::exception_ptr error_;
   const std::string no_note_;  // the dispatch layer reports a fallback
+  const std::chrono::steady_clock::time_point submitted_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace

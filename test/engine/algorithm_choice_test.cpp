@@ -138,27 +138,29 @@ TEST(AlgorithmChoice, SzlEstimateNearTheJoinsCandidates) {
 
 TEST(AlgorithmChoice, CarriedSamplesAreUsedNotTakenAgain) {
   const Points points = uniform_points(20000, 2, 0.0, 100.0, 5);
-  JoinSpec spec = cpu_spec(0.5);
-  // A carried sample that says every pair is a candidate: the grid is priced from it.
+  const JoinSpec spec = cpu_spec(0.5);
+  const auto grid_candidates = [](const AlgorithmChoice& choice) {
+    for (const AlgorithmEstimate& e : choice.estimates)
+      if (e.algorithm == "grid") return e.candidates;
+    return -1.0;
+  };
+  // A carried sample with a thousand times the candidates: the grid is priced from it.
   JoinSpec carried = spec;
   carried.sampled.has_grid = true;
   carried.sampled.grid = estimate_join_work(points.set(), nullptr, spec);
   const double sampled_candidates = carried.sampled.grid.candidates;
+  ASSERT_GT(sampled_candidates, 0.0);
   carried.sampled.grid.candidates = 1e3 * sampled_candidates;
-  const AlgorithmChoice choice =
-      choose_algorithm(points.set(), nullptr, carried, 2, true, cpu_algorithm_speeds());
-  bool grid_priced = false;
-  for (const AlgorithmEstimate& e : choice.estimates) {
-    if (e.algorithm != "grid") continue;
-    grid_priced = true;
-    EXPECT_DOUBLE_EQ(e.candidates, 1e3 * sampled_candidates);
-  }
-  EXPECT_TRUE(grid_priced);
+  EXPECT_DOUBLE_EQ(grid_candidates(choose_algorithm(points.set(), nullptr, carried, 2, true,
+                                                    cpu_algorithm_speeds())),
+                   1e3 * sampled_candidates);
   // A sample of other inputs (another size) is not this join's: sampled again.
   const Points fewer = uniform_points(19000, 2, 0.0, 100.0, 5);
-  for (const AlgorithmEstimate& e :
-       choose_algorithm(fewer.set(), nullptr, carried, 2, true, cpu_algorithm_speeds()).estimates)
-    if (e.algorithm == "grid") EXPECT_LT(e.candidates, 10.0 * sampled_candidates);
+  const double fewer_candidates =
+      grid_candidates(choose_algorithm(fewer.set(), nullptr, carried, 2, true,
+                                       cpu_algorithm_speeds()));
+  EXPECT_GT(fewer_candidates, 0.0);
+  EXPECT_LT(fewer_candidates, 10.0 * sampled_candidates);
 }
 
 TEST(AlgorithmChoice, SzlNotPricedAboveItsDimensionLimit) {

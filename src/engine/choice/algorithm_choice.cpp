@@ -223,7 +223,6 @@ SampledWork sample_work(const PointSet& left, const PointSet* right, const JoinS
     grid_spec.algorithm = Algorithm::Grid;
     sampled.grid = estimate_join_work(left, right, grid_spec);
     sampled.has_grid = true;
-    sampled.has_szl = false;
   }
   if (!sampled.has_szl) {
     for (const PricedDevice& device : devices) {

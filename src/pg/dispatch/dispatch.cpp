@@ -60,9 +60,8 @@ Device route_join(const PointSet& left, const PointSet* right, const JoinSpec& s
     if (spec.algorithm == Algorithm::Szl) return false;
     const int threads = cpu_threads_free(spec.threads);
     DeviceEstimate priced;
-    priced.cpu_seconds = -1.0;
     const bool gpu = auto_prefers_gpu(left, right, spec, threads, sampled, false, &priced);
-    if (explain_setting && priced.cpu_seconds >= 0.0)
+    if (explain_setting && sampled->has_grid)  // sampled, hence priced
       report_note(describe_device_estimate(priced, sampled->grid, threads));
     return gpu;
   });

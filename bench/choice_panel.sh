@@ -99,6 +99,7 @@ make_set() {
     *) echo "choice_panel.sh: unknown set $name" >&2; return 1 ;;
   esac
   set_rows=$(q -c "SELECT (SELECT count(*) FROM $left) || CASE WHEN '$left' = '$right' THEN '' ELSE 'x' || (SELECT count(*) FROM $right) END")
+  set_dim=$(q -c "SELECT array_length(v, 1) FROM $left LIMIT 1")
 }
 
 echo "set rows eps form pairs cpu_ms gpu_ms auto_ms auto_2nd_ms auto_device auto_algorithm auto_over_best estimate_s phases_s priced_cpu,gpu,around_s"
@@ -109,6 +110,7 @@ for name in $sets; do
   for form in function customscan; do
     if [ $form = function ]; then sql="SELECT count(*) FROM similarity_join('$left', '$right', $eps$fn_metric)"
     else sql="SELECT count(*) FROM $left a JOIN $right b ON a.v $op b.v <= $eps"; fi
+    export PANEL_TAG="$name $set_rows $set_dim $form"
     read -r cpu c_cpu _ cpu_algorithm _ cpu_phases _ <<<"$(best_ms cpu "$sql")"
     read -r gpu c_gpu _ gpu_algorithm gpu_estimate gpu_phases _ <<<"$(best_ms gpu "$sql")"
     read -r auto c_auto device algorithm estimate phases priced <<<"$(best_ms auto "$sql")"

@@ -40,6 +40,7 @@ make_set() {
   q -c "SET client_min_messages = warning; DROP TABLE IF EXISTS $name; CREATE TABLE $name (id int PRIMARY KEY, v float8[]);
         INSERT INTO $name SELECT i, $gen FROM generate_series(1, $rows) i; ANALYZE $name"
   set_rows=$rows
+  set_dim=$(q -c "SELECT array_length(v, 1) FROM $name LIMIT 1")
 }
 
 echo "set rows eps form pairs cpu_ms gpu_ms auto_ms auto_device auto_over_best"
@@ -48,6 +49,7 @@ for name in $sets; do
   for form in function customscan; do
     if [ $form = function ]; then sql="SELECT count(*) FROM similarity_join('$name', '$name', $eps)"
     else sql="SELECT count(*) FROM $name a JOIN $name b ON a.v <-> b.v <= $eps"; fi
+    export PANEL_TAG="$name $set_rows $set_dim $form"
     read -r cpu c_cpu _ <<<"$(best_ms cpu "$sql")"
     read -r gpu c_gpu _ <<<"$(best_ms gpu "$sql")"
     read -r auto c_auto chosen _ <<<"$(best_ms auto "$sql")"

@@ -451,17 +451,28 @@ JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const 
   return run_join_on_device(left, right, spec, sink, nullptr);
 }
 
-// Algorithm::Auto resolved with the GPU's prices (its estimates into *estimates).
+// Algorithm::Auto resolved with the GPU's prices: its estimates, and its time as phase "choose",
+// into *choice (moved into the join's stats by report_choice).
 JoinSpec choose_gpu_algorithm(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                              std::vector<AlgorithmEstimate>* estimates) {
+                              JoinStats* choice) {
   JoinSpec chosen = spec;
   if (spec.algorithm == Algorithm::Auto) {
-    AlgorithmChoice choice = choose_algorithm(left, right, spec, 1, true, gpu_algorithm_speeds());
-    chosen.algorithm = choice.algorithm;
-    if (choice.grid_work) price_engine_estimates(choice.estimates, *choice.grid_work, true, 1);
-    *estimates = std::move(choice.estimates);
+    PhaseClock timer(*choice);
+    AlgorithmChoice picked = choose_algorithm(left, right, spec, 1, true, gpu_algorithm_speeds());
+    chosen.algorithm = picked.algorithm;
+    if (picked.grid_work) price_engine_estimates(picked.estimates, *picked.grid_work, true, 1);
+    choice->estimates = std::move(picked.estimates);
+    timer.mark("choose");
   }
   return chosen;
+}
+
+// The choice's estimates and phase into the join's stats (its phase first), where it chose.
+void report_choice(JoinStats& stats, JoinStats&& choice) {
+  if (choice.estimates.empty()) return;
+  stats.estimates = std::move(choice.estimates);
+  stats.phase_seconds.insert(stats.phase_seconds.begin(), choice.phase_seconds.begin(),
+                             choice.phase_seconds.end());
 }
 
 // A cosine join: its brute force on tensor cores from end to end (cosine_tensor_join.cuh) where
@@ -469,15 +480,15 @@ JoinSpec choose_gpu_algorithm(const PointSet& left, const PointSet* right, const
 JoinStats run_cosine(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                      PairSink& sink) {
   const DeviceInfo& device = use_device();
-  std::vector<AlgorithmEstimate> estimates;
-  const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &estimates);
+  JoinStats choice;
+  const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &choice);
   const bool on_tensor_cores = chosen.algorithm == Algorithm::BruteForce &&
                                use_tensor_cores(Metric::Euclidean, left.dim) &&
                                chunk_points_for(left, right, chosen) == 0;
   JoinStats stats = on_tensor_cores ? run_cosine_tensor_join(left, right, chosen, sink)
                                     : run_cosine_join(left, right, chosen, run_join, sink);
   stats.device = "gpu: " + device.name;
-  if (!estimates.empty()) stats.estimates = std::move(estimates);
+  report_choice(stats, std::move(choice));
   return stats;
 }
 
@@ -489,14 +500,14 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
   if (spec.metric == Metric::Cosine) return run_cosine(left, right, spec, sink);
   const DeviceInfo& device = use_device();
   // Auto: the algorithm priced cheapest on this device (engine/choice/algorithm_choice.h, the GPU's speeds).
-  std::vector<AlgorithmEstimate> estimates;
-  const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &estimates);
+  JoinStats choice;
+  const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &choice);
   const std::size_t chunk_points = chunk_points_for(left, right, chosen);
   JoinStats stats = chunk_points == 0
                         ? run_join_in_memory(left, right, chosen, sink)
                         : run_chunked_join(left, right, chosen, chunk_points, run_join_in_memory, sink);
   stats.device = "gpu: " + device.name;  // also where every chunk pair was pruned
-  stats.estimates = std::move(estimates);
+  report_choice(stats, std::move(choice));
   return stats;
 }
 
@@ -513,11 +524,11 @@ JoinStats run_producer_join(const PointSet& left, const PointSet* right, const J
                             PairSink& control, const ProducerConsumer& consume) {
   check_inputs(left, right);
   const DeviceInfo& device = use_device();
-  std::vector<AlgorithmEstimate> estimates;
-  const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &estimates);
+  JoinStats choice;
+  const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &choice);
   JoinStats stats = run_join_on_device(left, right, chosen, control, &consume);
   stats.device = "gpu: " + device.name;
-  stats.estimates = std::move(estimates);
+  report_choice(stats, std::move(choice));
   return stats;
 }
 

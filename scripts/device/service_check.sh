@@ -167,11 +167,11 @@ if [[ $steps == *" calibrate "* ]]; then
 fi
 
 if [[ $steps == *" panel "* ]]; then
-  ROUNDS=${ROUNDS:-2} bash bench/device_panel.sh ${SETS:-} 2>&1 | tee "$OUT/panel.txt"
+  ROUNDS=${ROUNDS:-2} NOTICE_LOG="$OUT/panel_notices.txt" bash bench/device_panel.sh ${SETS:-} 2>&1 | tee "$OUT/panel.txt"
 fi
 
 if [[ $steps == *" choice "* ]]; then
-  ROUNDS=${ROUNDS:-2} bash bench/choice_panel.sh ${CHOICE_SETS:-} 2>&1 | tee "$OUT/choice.txt"
+  ROUNDS=${ROUNDS:-2} NOTICE_LOG="$OUT/choice_notices.txt" bash bench/choice_panel.sh ${CHOICE_SETS:-} 2>&1 | tee "$OUT/choice.txt"
 fi
 
 if [[ $steps == *" aggregates "* ]]; then

@@ -86,8 +86,27 @@ JoinWork work_of(double points, std::size_t dim, double candidates, double pairs
   return work;
 }
 
-TEST(DeviceChoice, SmallJoinsStayOnTheCpu) {
-  EXPECT_FALSE(estimate_devices(work_of(1e4, 2, 1e5, 5e4), 16, 5e4).gpu);
+TEST(DeviceChoice, SmallJoinsArePricedAtTheDevicesFixedCosts) {
+  // A small join costs each device about its fixed cost (a CPU engine's threads and plan; a GPU
+  // service job's round trip), and goes where that is lower.
+  const DeviceSpeeds& s = measured_speeds();
+  const DeviceEstimate e = estimate_devices(work_of(1e4, 2, 1e5, 5e4), 16, 5e4);
+  EXPECT_NEAR(e.cpu_seconds, s.cpu_join_ns * 1e-9, 0.2 * s.cpu_join_ns * 1e-9);
+  EXPECT_NEAR(e.gpu_seconds, s.gpu_join_ns * 1e-9, 0.2 * s.gpu_join_ns * 1e-9);
+  EXPECT_EQ(e.gpu, s.gpu_join_ns * kGpuGain < s.cpu_join_ns);
+}
+
+TEST(DeviceChoice, TinyJoinsStayOnTheCpuUnsampled) {
+  // Below kAutoEstimateFromPairs point pairs neither device is priced: no sample is taken.
+  const Points points = uniform_points(3000, 2, 0.0, 1.0, 12);
+  JoinSpec spec = cpu_spec(0.1);
+  spec.algorithm = Algorithm::Auto;
+  SampledWork sampled;
+  EXPECT_FALSE(auto_prefers_gpu(points.set(), nullptr, spec, 16, &sampled, false, nullptr));
+  EXPECT_FALSE(sampled.has_grid);
+  const Points more = uniform_points(4000, 2, 0.0, 1.0, 12);  // 1.6e7 pairs: priced
+  auto_prefers_gpu(more.set(), nullptr, spec, 16, &sampled, false, nullptr);
+  EXPECT_TRUE(sampled.has_grid);
 }
 
 TEST(DeviceChoice, HeavyHighDimensionalJoinsGoToTheGpu) {

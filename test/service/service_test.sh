@@ -88,6 +88,10 @@ check "simjoin.explain names the service" \
   "$(q -c "SET simjoin.device = gpu; SET simjoin.explain = on; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 0.5)" 2>&1 | grep -c 'device=gpu service')" 1
 check "its phases add the job's time outside the engine (service)" \
   "$(q -c "SET simjoin.device = gpu; SET simjoin.explain = on; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 0.5)" 2>&1 | grep -c 'device=gpu service.* time: .*service=[0-9.]*s')" 1
+check "and so do an aggregate job's (the custom scan's folded count)" \
+  "$(q -c "SET simjoin.device = gpu; SET simjoin.explain = on; SELECT count(*) FROM svc_p x JOIN svc_p y ON x.v <-> y.v <= 0.5" 2>&1 | grep -c 'device=gpu service.* time: .*service=[0-9.]*s')" 1
+check "the service's own sampling is phase choose" \
+  "$(q -c "SET simjoin.device = gpu; SET simjoin.explain = on; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 0.5)" 2>&1 | grep -c 'device=gpu service.* time: choose=')" 1
 check "simjoin.device = auto: simjoin.explain reports the prices it weighed, with the same count" \
   "$(q -c "SET simjoin.device = auto; SET simjoin.explain = on; SELECT count(*) FROM similarity_join('svc_p', 'svc_p', 1.5)" 2>&1 |
      grep -E -c "auto priced the engine at [0-9.e+-]+s on the CPU \([0-9]+ threads\) and [0-9.e+-]+s on the GPU.*: (cpu|gpu) \(sampled: |^$on_cpu\$")" 2

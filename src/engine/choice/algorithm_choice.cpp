@@ -213,11 +213,8 @@ bool szl_may_be_cheapest(const PointSet& left, const PointSet* right, const Join
 SampledWork sample_work(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                         std::initializer_list<PricedDevice> devices) {
   SampledWork sampled;
-  const SampledWork& carried = spec.sampled;
-  if (carried.has_grid && carried.grid.dim == left.dim &&
-      carried.grid.left_points == static_cast<double>(left.n) &&
-      carried.grid.right_points == static_cast<double>(right ? right->n : left.n)) {
-    sampled = carried;
+  if (carried_grid_work(left, right, spec)) {
+    sampled = spec.sampled;
   } else {
     JoinSpec grid_spec = spec;
     grid_spec.algorithm = Algorithm::Grid;

@@ -12,13 +12,15 @@ namespace simjoin {
 const DeviceSpeeds& measured_speeds() {
   // Fitted (non-negative least squares on relative error) to the engine alone on the 15 sets of
   // bench/calibration_sets.txt, 2-D to 784-D, on the H200 machine with 16 CPU threads
-  // (2026-11-29, docs/benchmarks/calibration.md); the GPU's figures plus the service's submission
-  // and its copy into shared memory (2 ms and 1.6 ns a coordinate, measured on an H100 machine).
+  // (2026-11-29, docs/benchmarks/calibration.md). The GPU's fixed and per-coordinate costs are
+  // those of a GPU service job as a session waits for it (its phases, `service` included: the
+  // copy into shared memory, the wait, the handover), fitted on bench/device_panel.sh's custom
+  // scans (scripts/fit_service_speeds.py); its kernels' costs are the calibration's.
   // PostgreSQL's part was read off the custom scan's times on bench/device_panel.sh.
   static const DeviceSpeeds speeds{
       /*cpu_point_ns=*/0.0, /*cpu_point_dim_ns=*/7.16, /*cpu_candidate_ns=*/3.15,
       /*cpu_term_ns=*/0.838, /*cpu_pair_ns=*/12.9, /*cpu_join_ns=*/10.6e6,
-      /*gpu_join_ns=*/18e6, /*gpu_point_dim_ns=*/4.2, /*gpu_term_ns=*/0.008, /*gpu_pair_ns=*/0.335,
+      /*gpu_join_ns=*/4.15e6, /*gpu_point_dim_ns=*/2.0, /*gpu_term_ns=*/0.008, /*gpu_pair_ns=*/0.335,
       /*gpu_algorithm_scale=*/0.78,
       /*around_row_ns=*/100.0, /*around_pair_ns=*/25.0};
   return speeds;

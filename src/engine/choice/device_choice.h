@@ -69,8 +69,8 @@ DeviceEstimate price_devices(const PointSet& left, const PointSet* right, const 
                              const DeviceSpeeds& speeds = measured_speeds());
 
 // Device::Auto's choice for a join (the GPU's availability aside): the CPU for fewer than
-// kAutoEstimateFromPairs point pairs (n_left * n_right: the GPU's fixed cost alone exceeds their
-// engine time) and for eps not finite; else price_devices on the inputs' samples
+// kAutoEstimateFromPairs point pairs (n_left * n_right: taking the samples would cost about what
+// the choice could save) and for eps not finite; else price_devices on the inputs' samples
 // (engine/choice/algorithm_choice.h, sample_work: spec.sampled where it is this join's).
 // `sampled` (optional) gets the samples, `priced` the estimate, when there was one.
 constexpr double kAutoEstimateFromPairs = 1e7;

@@ -142,4 +142,19 @@ JoinWork estimate_join_work(const PointSet& left, const PointSet* right, const J
   return work;
 }
 
+const JoinWork* carried_grid_work(const PointSet& left, const PointSet* right,
+                                  const JoinSpec& spec) {
+  const JoinWork& carried = spec.sampled.grid;
+  const bool same_inputs = carried.dim == left.dim &&
+                           carried.left_points == static_cast<double>(left.n) &&
+                           carried.right_points == static_cast<double>(right ? right->n : left.n);
+  return spec.sampled.has_grid && same_inputs ? &carried : nullptr;
+}
+
+JoinWork sampled_or_estimated_work(const PointSet& left, const PointSet* right,
+                                   const JoinSpec& spec) {
+  const JoinWork* carried = carried_grid_work(left, right, spec);
+  return carried ? *carried : estimate_join_work(left, right, spec);
+}
+
 }  // namespace simjoin

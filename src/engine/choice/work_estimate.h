@@ -12,4 +12,13 @@ namespace simjoin {
 // dimension can be indexed), from samples of a few thousand points: cheap next to the join.
 JoinWork estimate_join_work(const PointSet& left, const PointSet* right, const JoinSpec& spec);
 
+// The grid's work that `spec` carries (JoinSpec::sampled) when it was sampled on inputs of these
+// sizes, else null.
+const JoinWork* carried_grid_work(const PointSet& left, const PointSet* right,
+                                  const JoinSpec& spec);
+
+// The grid's work of this join: the carried sample, else estimate_join_work's.
+JoinWork sampled_or_estimated_work(const PointSet& left, const PointSet* right,
+                                   const JoinSpec& spec);
+
 }  // namespace simjoin

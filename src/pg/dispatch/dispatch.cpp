@@ -108,19 +108,17 @@ auto run_routed(Device device, std::string note, OnService&& on_service, OnCpu&&
   return on_cpu(std::move(note));
 }
 
-// Routes the job once and runs on_service(routed, work) or on_cpu(routed, note) as run_routed
-// does: `routed` is `spec` with the samples the route took (Algorithm::Auto reads them instead of
-// sampling again), `work` the grid's sampled work, if any.
+// Routes the job once and runs on_service(routed) or on_cpu(routed, note) as run_routed does:
+// `routed` is `spec` with the samples the route took (Algorithm::Auto reads them instead of
+// sampling again; the service's progress report reads the grid's).
 template <typename OnService, typename OnCpu>
 auto dispatch(const PointSet& left, const PointSet* right, const JoinSpec& spec,
               OnService&& on_service, OnCpu&& on_cpu) -> decltype(on_cpu(spec, std::string())) {
   std::string note;
   JoinSpec routed = spec;
   const Device device = route_join(left, right, spec, &note, &routed.sampled);
-  std::optional<JoinWork> work;
-  if (routed.sampled.has_grid) work = routed.sampled.grid;
   return run_routed(
-      device, std::move(note), [&] { return on_service(routed, std::move(work)); },
+      device, std::move(note), [&] { return on_service(routed); },
       [&](std::string cpu_note) { return on_cpu(routed, std::move(cpu_note)); });
 }
 
@@ -176,9 +174,9 @@ class LocalStream : public BatchSource {
 class ServiceStreamWithFallback : public BatchSource {
  public:
   ServiceStreamWithFallback(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                            PairStream::Options options, std::optional<JoinWork> work)
+                            PairStream::Options options)
       : left_(left), has_right_(right != nullptr), spec_(spec), options_(options),
-        source_(submit_to_service(left, right, spec, std::move(options), std::move(work))) {
+        source_(submit_to_service(left, right, spec, std::move(options))) {
     if (right) right_ = *right;
   }
   Next next(StreamBatch* batch, std::chrono::milliseconds timeout) override {
@@ -253,10 +251,10 @@ JoinStats run_engine(const PointSet& left, const PointSet* right, const JoinSpec
                      PairSink& sink) {
   return dispatch_and_wait(
       left, right, spec,
-      [&](const JoinSpec& routed, std::optional<JoinWork> work) {
+      [&](const JoinSpec& routed) {
         PairStream::Options options = stream_options();
         options.keep_distance = true;
-        ServiceStreamWithFallback source(left, right, routed, std::move(options), std::move(work));
+        ServiceStreamWithFallback source(left, right, routed, std::move(options));
         JoinStats stats = drain(source, sink);
         report_join(stats, source.fallback_note());
         return stats;
@@ -277,14 +275,8 @@ JoinStats run_knn(const PointSet& left, const PointSet* right, KnnSpec spec,
       [&] {
         PairStream::Options options = stream_options();
         options.keep_distance = true;
-        // The progress report's denominator: every pair a candidate.
-        JoinWork work;
-        work.left_points = static_cast<double>(left.n);
-        work.right_points = static_cast<double>(right ? right->n : left.n);
-        work.dim = left.dim;
-        work.candidates = work.left_points * work.right_points;
         const std::unique_ptr<BatchSource> source =
-            submit_to_service(left, right, settings, std::move(options), work, &spec);
+            submit_to_service(left, right, settings, std::move(options), &spec);
         JoinStats stats = drain(*source, sink);
         report_join(stats, std::string());
         return stats;
@@ -310,9 +302,8 @@ std::unique_ptr<BatchSource> start_join(const PointSet& left, const PointSet* ri
                                         const JoinSpec& spec, PairStream::Options options) {
   return dispatch(
       left, right, spec,
-      [&](const JoinSpec& routed, std::optional<JoinWork> work) -> std::unique_ptr<BatchSource> {
-        return std::make_unique<ServiceStreamWithFallback>(left, right, routed, options,
-                                                           std::move(work));
+      [&](const JoinSpec& routed) -> std::unique_ptr<BatchSource> {
+        return std::make_unique<ServiceStreamWithFallback>(left, right, routed, options);
       },
       [&](const JoinSpec& routed, std::string note) -> std::unique_ptr<BatchSource> {
         return std::make_unique<LocalStream>(left, right, routed, options, std::move(note));
@@ -366,9 +357,9 @@ NeighbourStats compute_neighbour_stats(const PointSet& left, const PointSet* rig
                                        StatsFields fields, bool reports_progress) {
   return dispatch_and_wait(
       left, right, spec,
-      [&](const JoinSpec& routed, std::optional<JoinWork> work) {
-        NeighbourStats stats = neighbour_stats_on_service(left, right, routed, side, partner_ranks,
-                                                          fields, std::move(work));
+      [&](const JoinSpec& routed) {
+        NeighbourStats stats =
+            neighbour_stats_on_service(left, right, routed, side, partner_ranks, fields);
         if (!stats.join.stopped) report_join(stats.join, std::string());
         return stats;
       },
@@ -386,8 +377,8 @@ DbscanResult compute_dbscan(const PointSet& points, const JoinSpec& spec,
                             std::uint64_t min_points, bool reports_progress) {
   return dispatch_and_wait(
       points, nullptr, spec,
-      [&](const JoinSpec& routed, std::optional<JoinWork> work) {
-        DbscanResult result = dbscan_on_service(points, routed, min_points, std::move(work));
+      [&](const JoinSpec& routed) {
+        DbscanResult result = dbscan_on_service(points, routed, min_points);
         if (!result.linking.stopped) report_dbscan(result);
         return result;
       },

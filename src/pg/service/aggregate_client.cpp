@@ -21,8 +21,7 @@ class AggregateJobRun {
  public:
   AggregateJobRun(JobKind kind, const PointSet& left, const PointSet* right, const JoinSpec& spec,
                   std::uint64_t points, const std::uint64_t* ranks, std::uint64_t rank_count,
-                  std::uint64_t min_points, StatsSide side, StatsFields fields,
-                  std::optional<JoinWork> work) {
+                  std::uint64_t min_points, StatsSide side, StatsFields fields) {
     pg_call([&] {
       const JobPointsPlan plan = plan_job_points(left, right);
       AggregateJob layout{};
@@ -40,7 +39,7 @@ class AggregateJobRun {
       if (ranks)
         std::memcpy(reinterpret_cast<char*>(job_) + layout.ranks_offset, ranks,
                     rank_count * sizeof(std::uint64_t));
-      const double candidates = (work ? *work : estimate_join_work(left, right, spec)).candidates;
+      const double candidates = sampled_or_estimated_work(left, right, spec).candidates;
       handle_.submit(aggregate_job_wanted_bytes(left.n + (right ? right->n : 0), job_->dim,
                                                 aggregate_device_bytes(kind, fields, points,
                                                                        ranks ? rank_count : 0)),
@@ -68,6 +67,7 @@ class AggregateJobRun {
   }
 
   JobHeader* job() const { return job_; }
+  std::chrono::steady_clock::time_point submitted() const { return submitted_; }
   const AggregateJob& aggregate() const { return *aggregate_job(job_); }
   template <typename T, typename Array = std::vector<T>>
   Array array(std::uint64_t offset) const {
@@ -80,6 +80,7 @@ class AggregateJobRun {
     return job_->kind == JobKind::Dbscan ? aggregate().linking.stopped : job_->stats.stopped;
   }
 
+  const std::chrono::steady_clock::time_point submitted_ = std::chrono::steady_clock::now();
   ServiceJobHandle handle_;
   JobHeader* job_ = nullptr;
 };
@@ -104,14 +105,13 @@ Result await_result(AggregateJobRun& run, Result stopped, Read read) {
 
 NeighbourStats neighbour_stats_on_service(const PointSet& left, const PointSet* right,
                                           const JoinSpec& spec, StatsSide side,
-                                          const std::uint64_t* partner_ranks, StatsFields fields,
-                                          std::optional<JoinWork> work) {
+                                          const std::uint64_t* partner_ranks, StatsFields fields) {
   if (fields != StatsFields::All) partner_ranks = nullptr;  // only the nearest partner reads them
   const bool left_side = right == nullptr || side == StatsSide::Left;
   const std::uint64_t points = left_side ? left.n : right->n;
   const std::uint64_t partners = right == nullptr ? left.n : left_side ? right->n : left.n;
   AggregateJobRun run(JobKind::NeighbourStats, left, right, spec, points, partner_ranks, partners,
-                      0, side, fields, std::move(work));
+                      0, side, fields);
   NeighbourStats stopped;
   stopped.join.stopped = true;
   return await_result(run, std::move(stopped), [&run](const AggregateJob& aggregate) {
@@ -125,14 +125,15 @@ NeighbourStats neighbour_stats_on_service(const PointSet& left, const PointSet* 
     }
     result.pairs = aggregate.pairs;
     result.join = recorded_join_stats(run.job()->stats);
+    add_service_phase(&result.join, run.submitted());
     return result;
   });
 }
 
 DbscanResult dbscan_on_service(const PointSet& points, const JoinSpec& spec,
-                               std::uint64_t min_points, std::optional<JoinWork> work) {
+                               std::uint64_t min_points) {
   AggregateJobRun run(JobKind::Dbscan, points, nullptr, spec, points.n, nullptr, 0, min_points,
-                      StatsSide::Left, StatsFields::All, std::move(work));
+                      StatsSide::Left, StatsFields::All);
   DbscanResult stopped;
   stopped.linking.stopped = true;
   return await_result(run, std::move(stopped), [&run](const AggregateJob& aggregate) {
@@ -142,6 +143,9 @@ DbscanResult dbscan_on_service(const PointSet& points, const JoinSpec& spec,
     result.clusters = aggregate.clusters;
     if (aggregate.counted) result.counting = recorded_join_stats(run.job()->stats);
     result.linking = recorded_join_stats(aggregate.linking);
+    double counting_phases = 0.0;
+    for (const auto& [name, seconds] : result.counting.phase_seconds) counting_phases += seconds;
+    add_service_phase(&result.linking, run.submitted(), counting_phases);
     return result;
   });
 }

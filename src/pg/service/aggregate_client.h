@@ -21,12 +21,12 @@ namespace simjoin::pg {
 // failure of the service throws ServiceJobFailure (pg/service/client.h). Points built in shared
 // memory (pg/service/shared_points.h) are read there; others, and the ranks, are copied into the
 // job. `fields`: the arrays the job computes and returns (engine/aggregates/neighbour_stats.h).
-// `work`: the sampled work the route weighed (estimated here when absent). Inside cpp_guard.
+// The progress report's denominator is the work the route sampled (JoinSpec::sampled; estimated
+// here when absent). Inside cpp_guard.
 NeighbourStats neighbour_stats_on_service(const PointSet& left, const PointSet* right,
                                           const JoinSpec& spec, StatsSide side,
-                                          const std::uint64_t* partner_ranks, StatsFields fields,
-                                          std::optional<JoinWork> work);
+                                          const std::uint64_t* partner_ranks, StatsFields fields);
 DbscanResult dbscan_on_service(const PointSet& points, const JoinSpec& spec,
-                               std::uint64_t min_points, std::optional<JoinWork> work);
+                               std::uint64_t min_points);
 
 }  // namespace simjoin::pg

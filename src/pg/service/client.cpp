@@ -31,8 +31,8 @@ constexpr std::uint32_t kRingSlots = 4;
 class ServiceStream : public BatchSource {
  public:
   ServiceStream(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                PairStream::Options options, std::optional<JoinWork> work, const KnnSpec* knn)
-      : options_(std::move(options)), left_(left), spec_(spec), work_(std::move(work)) {
+                PairStream::Options options, const KnnSpec* knn)
+      : options_(std::move(options)), left_(left), spec_(spec) {
     if (right) right_ = *right;
     if (knn) knn_ = *knn;
     has_right_ = right != nullptr;
@@ -100,9 +100,11 @@ class ServiceStream : public BatchSource {
     job_->ring_offset = handle_.place_points(plan, left_, right, header);
     job_->ring_slots = kRingSlots;
     job_->slot_pairs = slot_pairs;
-    // The progress report's denominator (simjoin_jobs): the engine's work, sampled.
+    // The progress report's denominator (simjoin_jobs): the engine's work, sampled; a kNN join's
+    // every pair.
     const double estimated_candidates =
-        (work_ ? *work_ : estimate_join_work(left_, right, spec_)).candidates;
+        knn_ ? static_cast<double>(left_.n) * static_cast<double>(right ? right->n : left_.n)
+             : sampled_or_estimated_work(left_, right, spec_).candidates;
     handle_.submit(job_wanted_bytes(left_.n + job_->n_right, job_->dim),
                    static_cast<std::uint64_t>(estimated_candidates));
   }
@@ -119,7 +121,7 @@ class ServiceStream : public BatchSource {
     if (!failed && job_->stats.stopped) failed = true;  // only this backend may stop a job: never a short result
     if (!failed) {
       stats_ = recorded_join_stats(job_->stats);
-      add_service_phase();
+      add_service_phase(&stats_, submitted_);
       leave_job();
       return Next::End;
     }
@@ -128,17 +130,6 @@ class ServiceStream : public BatchSource {
     leave_job();
     error_ = std::make_exception_ptr(ServiceJobFailure(message, before_pairs));
     return Next::End;
-  }
-
-  // The job's time outside the engine's phases (its submission, the wait for a device, the
-  // handover of the last batches), as phase "service": the phases then add up to the join's time
-  // as this backend saw it.
-  void add_service_phase() {
-    double phases = 0.0;
-    for (const auto& [name, seconds] : stats_.phase_seconds) phases += seconds;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - submitted_).count();
-    if (elapsed > phases) stats_.phase_seconds.emplace_back("service", elapsed - phases);
   }
 
   Next stop_early() {
@@ -157,7 +148,6 @@ class ServiceStream : public BatchSource {
   PointSet right_;
   bool has_right_ = false;
   JoinSpec spec_;
-  std::optional<JoinWork> work_;  // the sampled work, when the route estimated it
   std::optional<KnnSpec> knn_;    // a kNN join's parameters
   ServiceJobHandle handle_;
   JobHeader* job_ = nullptr;  // the handle's, while in the job
@@ -171,6 +161,15 @@ class ServiceStream : public BatchSource {
 };
 
 }  // namespace
+
+void add_service_phase(JoinStats* stats, std::chrono::steady_clock::time_point submitted,
+                       double other_phases) {
+  double phases = other_phases;
+  for (const auto& [name, seconds] : stats->phase_seconds) phases += seconds;
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - submitted).count();
+  if (elapsed > phases) stats->phase_seconds.emplace_back("service", elapsed - phases);
+}
 
 ServiceJobFailure::ServiceJobFailure(const std::string& failure, bool before_pairs)
     : Error(job_error_message(failure)), before_pairs_(before_pairs),
@@ -201,10 +200,8 @@ bool service_ready(std::string* why) {
 
 std::unique_ptr<BatchSource> submit_to_service(const PointSet& left, const PointSet* right,
                                                const JoinSpec& spec, PairStream::Options options,
-                                               std::optional<JoinWork> work,
                                                const KnnSpec* knn) {
-  return std::make_unique<ServiceStream>(left, right, spec, std::move(options), std::move(work),
-                                         knn);
+  return std::make_unique<ServiceStream>(left, right, spec, std::move(options), knn);
 }
 
 }  // namespace simjoin::pg

@@ -7,6 +7,7 @@ extern "C" {
 #include "postgres.h"
 }
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,13 @@ extern "C" {
 #include "engine/parallel/pair_stream.h"
 
 namespace simjoin::pg {
+
+// Adds phase "service" to a finished job's stats: the time since `submitted` (before its points
+// were copied into the job) outside the engine's phases (`other_phases`: those of the job's other
+// joins): the copy, the wait for a device, the handover. The phases then add up to the job's
+// time as this backend saw it (none is added where they overlap it, as a consumer's do).
+void add_service_phase(JoinStats* stats, std::chrono::steady_clock::time_point submitted,
+                       double other_phases = 0.0);
 
 // Whether the service runs and has a usable device; `why` gets the reason when not.
 bool service_ready(std::string* why);
@@ -37,13 +45,12 @@ class ServiceJobFailure : public Error {
 // Submits the join to the service and returns the stream of its result; a failure of the job
 // ends it with a ServiceJobFailure as error(). `options` as for a PairStream (`interrupted` stops
 // it). Points the backend built in shared memory (pg/service/shared_points.h) are read there and
-// must outlive the stream; others are copied into the job's segment. `work`: the sampled work the
-// route weighed (estimated here when absent), the progress report's denominator. Inside
+// must outlive the stream; others are copied into the job's segment. The progress report's
+// denominator is the work the route sampled (JoinSpec::sampled; estimated here when absent). Inside
 // cpp_guard, on the backend's thread. With `knn`, the job is that kNN join (run_knn_join's
 // contract: each left point's neighbours nearest first); `spec` then carries the settings.
 std::unique_ptr<BatchSource> submit_to_service(const PointSet& left, const PointSet* right,
                                                const JoinSpec& spec, PairStream::Options options,
-                                               std::optional<JoinWork> work,
                                                const KnnSpec* knn = nullptr);
 
 }  // namespace simjoin::pg

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/choice/work_estimate.h"
 #include "pg/pg_guard.h"
 #include "pg/service/aggregate_job.h"
 #include "pg/service/client.h"

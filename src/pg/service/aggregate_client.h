@@ -7,11 +7,9 @@ extern "C" {
 }
 
 #include <cstdint>
-#include <optional>
 
 #include "engine/aggregates/dbscan.h"
 #include "engine/aggregates/neighbour_stats.h"
-#include "engine/choice/work_estimate.h"
 
 namespace simjoin::pg {
 

@@ -15,7 +15,9 @@ extern "C" {
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
+#include "engine/choice/work_estimate.h"
 #include "pg/pg_guard.h"
 #include "pg/service/job.h"
 #include "pg/service/job_handle.h"

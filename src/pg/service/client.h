@@ -9,10 +9,8 @@ extern "C" {
 
 #include <chrono>
 #include <memory>
-#include <optional>
 #include <string>
 
-#include "engine/choice/work_estimate.h"
 #include "engine/knn/knn_join.h"
 #include "engine/parallel/pair_stream.h"
 

@@ -34,12 +34,14 @@ import sys
 GRID = (46.0, 5.3, 1.4, 1.6)
 
 
-def solve(rows, targets):
-    """Non-negative least squares on relative error, by dropping negative coefficients."""
+def solve(rows, targets, wanted=None):
+    """Non-negative least squares on relative error, by dropping negative coefficients: rows times
+    the coefficients against wanted (default: targets), each residual divided by its target."""
+    wanted = wanted or targets
     active = list(range(len(rows[0])))
     while True:
         a = [[r[i] / t for i in active] for r, t in zip(rows, targets)]
-        b = [1.0] * len(a)
+        b = [w / t for w, t in zip(wanted, targets)]
         n = len(active)
         m = [[sum(x[i] * x[j] for x in a) for j in range(n)] + [sum(x[i] * y for x, y in zip(a, b))]
              for i in range(n)]

@@ -23,8 +23,12 @@ from the route) and the forced GPU runs whose sampling shows as phase `choose`. 
 for both logs, each GPU run's estimate under the new constants against its phases, and the
 device the margin rule picks with them against the faster forced run (both forms).
 """
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit_algorithm_speeds import solve  # noqa: E402
 
 # measured_speeds()'s GPU constants (ns), and the margin rule.
 PRICED_WITH = dict(fixed=4.15e6, point_dim=2.0, term=0.008, pair=0.335, scale=0.78)
@@ -124,24 +128,6 @@ def report(label, runs, priced_with, c):
     print("  the faster device picked on %d of %d" % (right, lines))
 
 
-def fit_fixed_and_point_dim(samples):
-    """Least squares on relative error: fixed + x*point_dim = rest, each sample (x, rest,
-    phases) weighted by 1/phases; both coefficients kept non-negative."""
-    a = [(1.0 / t, x / t, y / t) for x, y, t in samples]
-    s11 = sum(u * u for u, _, _ in a)
-    s12 = sum(u * v for u, v, _ in a)
-    s22 = sum(v * v for _, v, _ in a)
-    b1 = sum(u * w for u, _, w in a)
-    b2 = sum(v * w for _, v, w in a)
-    det = s11 * s22 - s12 * s12
-    fixed, point_dim = (b1 * s22 - b2 * s12) / det, (s11 * b2 - s12 * b1) / det
-    if point_dim < 0:
-        return max(b1 / s11, 0.0), 0.0
-    if fixed < 0:
-        return 0.0, max(b2 / s22, 0.0)
-    return fixed, point_dim
-
-
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -157,7 +143,9 @@ def main():
             kernels = terms[2] * held["term"] + terms[3] * held["scale"] + terms[4] * held["pair"]
             phases = run[device]["phases"] * 1e9
             samples.append((terms[1], phases - kernels, phases))
-    fixed, point_dim = fit_fixed_and_point_dim(samples)
+    # fixed + point_dims * point_dim = the phases less the kernels, each relative to the phases.
+    fixed, point_dim = solve([[1.0, x] for x, _, _ in samples], [t for _, _, t in samples],
+                             [y for _, y, _ in samples])
     fitted = dict(held, fixed=fixed, point_dim=point_dim)
     print("fitted on %d GPU service runs: fixed %.3g ms, point_dim %.3g ns (held: term %.3g, "
           "scale %.3g, pair %.3g)" % (len(samples), fixed * 1e-6, point_dim, held["term"],

@@ -144,9 +144,7 @@ DbscanResult dbscan_on_service(const PointSet& points, const JoinSpec& spec,
     result.clusters = aggregate.clusters;
     if (aggregate.counted) result.counting = recorded_join_stats(run.job()->stats);
     result.linking = recorded_join_stats(aggregate.linking);
-    double counting_phases = 0.0;
-    for (const auto& [name, seconds] : result.counting.phase_seconds) counting_phases += seconds;
-    add_service_phase(&result.linking, run.submitted(), counting_phases);
+    add_service_phase(&result.linking, run.submitted(), &result.counting);
     return result;
   });
 }

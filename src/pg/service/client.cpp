@@ -15,6 +15,7 @@ extern "C" {
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
 #include <optional>
 
 #include "engine/choice/work_estimate.h"
@@ -165,9 +166,11 @@ class ServiceStream : public BatchSource {
 }  // namespace
 
 void add_service_phase(JoinStats* stats, std::chrono::steady_clock::time_point submitted,
-                       double other_phases) {
-  double phases = other_phases;
-  for (const auto& [name, seconds] : stats->phase_seconds) phases += seconds;
+                       const JoinStats* earlier) {
+  double phases = 0.0;
+  for (const JoinStats* joined : {earlier, static_cast<const JoinStats*>(stats)})
+    if (joined)
+      for (const auto& [name, seconds] : joined->phase_seconds) phases += seconds;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - submitted).count();
   if (elapsed > phases) stats->phase_seconds.emplace_back("service", elapsed - phases);

@@ -17,11 +17,11 @@ extern "C" {
 namespace simjoin::pg {
 
 // Adds phase "service" to a finished job's stats: the time since `submitted` (before its points
-// were copied into the job) outside the engine's phases (`other_phases`: those of the job's other
-// joins): the copy, the wait for a device, the handover. The phases then add up to the job's
-// time as this backend saw it (none is added where they overlap it, as a consumer's do).
+// were copied into the job) outside the engine's phases (and those of `earlier`, the job's other
+// join, if any): the copy, the wait for a device, the handover. The phases then add up to the
+// job's time as this backend saw it (none is added where they overlap it, as a consumer's do).
 void add_service_phase(JoinStats* stats, std::chrono::steady_clock::time_point submitted,
-                       double other_phases = 0.0);
+                       const JoinStats* earlier = nullptr);
 
 // Whether the service runs and has a usable device; `why` gets the reason when not.
 bool service_ready(std::string* why);

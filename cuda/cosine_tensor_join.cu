@@ -15,7 +15,8 @@
 namespace simjoin::gpu {
 
 JoinStats run_cosine_tensor_join(const PointSet& left, const PointSet* right,
-                                 const JoinSpec& spec, PairSink& sink) {
+                                 const JoinSpec& spec, PairSink& sink,
+                                 const ProducerConsumer* consume) {
   JoinStats stats;
   stats.algorithm = "none";
   if (std::isnan(spec.eps) || spec.eps < 0.0 || left.n == 0 || (right && right->n == 0))
@@ -54,6 +55,10 @@ JoinStats run_cosine_tensor_join(const PointSet& left, const PointSet* right,
   const TileMask mask = use_tile_mask(args, inputs, stream.get());
   timer.mark("prune");
   const TensorJoinProducer producer(args);
+  if (consume) {
+    stats.stopped = !(*consume)(producer, stats);
+    return stats;
+  }
   CosineDiagonal diagonal;
   if (!right && spec.self_pairs == SelfPairs::All)
     diagonal = cosine_diagonal(left_rows, spec.eps, stream.get());

@@ -7,13 +7,16 @@
 
 #include "engine/pair_sink.h"
 #include "engine/types.h"
+#include "producer_join.cuh"
 
 namespace simjoin::gpu {
 
 // run_join's contract for spec.metric == Metric::Cosine, by brute force on tensor cores; the
 // inputs must fit the device (no chunking). Phases "normalize", "upload" (the FP16 copies),
-// then the pair pipeline's.
+// "prune", then the pair pipeline's, or `consume`'s passes over the producer where given (the
+// device aggregates: producer_join.cuh; sink then only answers keep_going).
 JoinStats run_cosine_tensor_join(const PointSet& left, const PointSet* right,
-                                 const JoinSpec& spec, PairSink& sink);
+                                 const JoinSpec& spec, PairSink& sink,
+                                 const ProducerConsumer* consume = nullptr);
 
 }  // namespace simjoin::gpu

@@ -23,7 +23,6 @@
 namespace simjoin::gpu {
 namespace {
 
-constexpr std::uint32_t kNone = kNoBorderCore;  // no point index
 
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + 255) / 256); }
 
@@ -69,20 +68,29 @@ void number_clusters(const std::vector<std::uint8_t>& core, const std::vector<st
 DbscanResult dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t min_points,
                     const KeepGoing& keep_going) {
   const std::size_t n = points.n;
-  if (!producer_join_fits(points, nullptr, spec, dbscan_bytes(n))) {
-    // The host union-find over the GPU join (a runner keeps run_dbscan from coming back here).
-    return run_dbscan(points, spec, min_points, keep_going,
-                      [](const PointSet& l, const PointSet* r, const JoinSpec& s, PairSink& sink) {
-                        return run_join(l, r, s, sink);
-                      });
+  JoinSpec join_spec = spec;
+  join_spec.self_pairs = SelfPairs::Unique;
+  // Cosine pairs are linked on the host (their identities are not folded on the device).
+  ProducerPlan plan = plan_producer_join(points, nullptr, join_spec, dbscan_bytes(n), false);
+  if (!plan.fits) {
+    // The host union-find over the GPU join with the algorithm planned (a runner keeps
+    // run_dbscan from coming back here).
+    JoinSpec host = spec;
+    host.algorithm = plan.spec.algorithm;
+    DbscanResult result =
+        run_dbscan(points, host, min_points, keep_going,
+                   [](const PointSet& l, const PointSet* r, const JoinSpec& s, PairSink& sink) {
+                     return run_join(l, r, s, sink);
+                   });
+    add_choice(min_points > 1 ? result.counting : result.linking, std::move(plan));
+    return result;
   }
   use_device();
   DbscanResult result;
   result.kind.assign(n, PointKind::Noise);
-  // The points that match themselves (all coordinates finite, eps >= 0): core candidates.
+  // The points that match themselves: core candidates.
   std::vector<std::uint8_t> self_match(n, 0);
-  if (spec.eps >= 0.0)
-    for (std::uint32_t i : finite_ids(points)) self_match[i] = 1;
+  for (std::uint32_t i : self_matching_ids(points, spec)) self_match[i] = 1;
   CudaStream stream;
   DeviceBuffer<unsigned long long> count(min_points > 1 ? n : 0);
   DeviceBuffer<std::uint8_t> core(n);
@@ -130,9 +138,7 @@ DbscanResult dbscan(const PointSet& points, const JoinSpec& spec, std::uint64_t 
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     return true;
   };
-  JoinSpec join_spec = spec;
-  join_spec.self_pairs = SelfPairs::Unique;
-  const JoinStats joined = run_producer_join(points, nullptr, join_spec, control, consume);
+  const JoinStats joined = run_producer_join(points, nullptr, std::move(plan), control, consume);
   if (min_points > 1 && !counted) {
     result.counting = joined;  // stopped while counting, or nothing to count
     if (joined.stopped) return result;

@@ -7,7 +7,7 @@
 
 #include "cuda_stream.h"
 #include "device_buffer.h"
-#include "engine/join/finite_points.h"
+#include "engine/distance.h"
 #include "gpu_tuning.h"
 
 namespace simjoin::gpu {
@@ -57,11 +57,12 @@ std::vector<std::uint32_t> finite_ids(const double* device_coords, std::size_t n
   return ids;
 }
 
-std::vector<std::uint32_t> finite_ids(const PointSet& set) {
+std::vector<std::uint32_t> self_matching_ids(const PointSet& set, const JoinSpec& spec) {
   std::vector<std::uint32_t> ids;
   ids.reserve(set.n);
   for (std::size_t i = 0; i < set.n; ++i)
-    if (is_finite_point(set.point(i), set.dim)) ids.push_back(static_cast<std::uint32_t>(i));
+    if (matches_itself(set.point(i), set.dim, spec.metric, spec.eps))
+      ids.push_back(static_cast<std::uint32_t>(i));
   return ids;
 }
 

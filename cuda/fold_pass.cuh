@@ -40,8 +40,10 @@ class ControlSink : public PairSink {
   const std::function<bool()>& keep_going_;
 };
 
-// The points of `set` whose coordinates are all finite (exactly those that match themselves).
-std::vector<std::uint32_t> finite_ids(const PointSet& set);
+// The points of `set` that match themselves, decided as the CPU engine decides the identity
+// pairs: matches_itself (engine/distance.h). For eps >= 0 under the Euclidean, L1 and
+// Chebyshev distances: the points whose coordinates are all finite.
+std::vector<std::uint32_t> self_matching_ids(const PointSet& set, const JoinSpec& spec);
 // The same from the uploaded coordinates (n rows of `dim`, input order): a pass on the device
 // instead of a scan of every coordinate on the host.
 std::vector<std::uint32_t> finite_ids(const double* device_coords, std::size_t n, std::size_t dim);

@@ -396,7 +396,8 @@ void run_szl(const PointSet& left, const PointSet* right, const JoinSpec& spec, 
   timer.mark("intervals");
   if (stop_requested(sink, stats)) return;
   const SzlJoinProducer producer(args, spec.metric);
-  finish_join(producer, consume, right, spec, [&] { return finite_ids(left); }, sink, stats);
+  finish_join(producer, consume, right, spec, [&] { return self_matching_ids(left, spec); }, sink,
+              stats);
 }
 
 // The most points a chunk may hold so that two chunks fit the input budget (the tuning's, else
@@ -511,25 +512,34 @@ JoinStats run_join(const PointSet& left, const PointSet* right, const JoinSpec& 
   return stats;
 }
 
-bool producer_join_fits(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                        std::size_t extra_bytes) {
-  if (spec.metric == Metric::Cosine) return false;
+ProducerPlan plan_producer_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+                                std::size_t extra_bytes, bool fold_cosine) {
+  ProducerPlan plan;
+  plan.spec = spec;
+  const bool cosine = spec.metric == Metric::Cosine;
+  // A cosine join's pairs are decided on the device only by its brute force on tensor cores.
+  if (cosine && !(fold_cosine && use_tensor_cores(Metric::Euclidean, left.dim))) return plan;
   use_device();
-  JoinSpec szl = spec;  // the larger of the grid's and the SZL's needs, whichever Auto picks
-  szl.algorithm = Algorithm::Szl;
-  return chunk_points_for(left, right, szl, extra_bytes) == 0;
+  plan.spec = choose_gpu_algorithm(left, right, spec, &plan.choice);
+  plan.fits = (!cosine || plan.spec.algorithm == Algorithm::BruteForce) &&
+              chunk_points_for(left, right, plan.spec, extra_bytes) == 0;
+  return plan;
 }
 
-JoinStats run_producer_join(const PointSet& left, const PointSet* right, const JoinSpec& spec,
+JoinStats run_producer_join(const PointSet& left, const PointSet* right, ProducerPlan plan,
                             PairSink& control, const ProducerConsumer& consume) {
   check_inputs(left, right);
   const DeviceInfo& device = use_device();
-  JoinStats choice;
-  const JoinSpec chosen = choose_gpu_algorithm(left, right, spec, &choice);
-  JoinStats stats = run_join_on_device(left, right, chosen, control, &consume);
+  JoinStats stats = plan.spec.metric == Metric::Cosine
+                        ? run_cosine_tensor_join(left, right, plan.spec, control, &consume)
+                        : run_join_on_device(left, right, plan.spec, control, &consume);
   stats.device = "gpu: " + device.name;
-  report_choice(stats, std::move(choice));
+  report_choice(stats, std::move(plan.choice));
   return stats;
+}
+
+void add_choice(JoinStats& stats, ProducerPlan&& plan) {
+  report_choice(stats, std::move(plan.choice));
 }
 
 double szl_index_seconds(const PointSet& points, bool compare_sort) {

@@ -89,14 +89,24 @@ NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, cons
   const std::size_t partners = self ? left.n : (side == StatsSide::Left ? right->n : left.n);
   // run_neighbour_stats passes partner ranks only with StatsFields::All.
   const bool all = fields == StatsFields::All, per_point = fields != StatsFields::PairsOnly;
-  if (!producer_join_fits(left, right, spec, aggregate_bytes(n, partners, partner_ranks, fields))) {
-    // The host fold over the GPU join (a runner keeps run_neighbour_stats from coming back here).
-    return run_neighbour_stats(left, right, spec, side, partner_ranks, keep_going,
-                               [](const PointSet& l, const PointSet* r, const JoinSpec& s,
-                                  PairSink& sink) { return run_join(l, r, s, sink); },
-                               fields);
+  JoinSpec join_spec = spec;
+  if (self) join_spec.self_pairs = SelfPairs::Unique;
+  // A cosine pair's distance is not folded on the device (min, max, nearest: StatsFields::All).
+  const std::size_t aggregates = aggregate_bytes(n, partners, partner_ranks, fields);
+  ProducerPlan plan = plan_producer_join(left, right, join_spec, aggregates, !all);
+  if (!plan.fits) {
+    // The host fold over the GPU join with the algorithm planned (a runner keeps
+    // run_neighbour_stats from coming back here).
+    JoinSpec host = spec;
+    host.algorithm = plan.spec.algorithm;
+    NeighbourStats stats =
+        run_neighbour_stats(left, right, host, side, partner_ranks, keep_going,
+                            [](const PointSet& l, const PointSet* r, const JoinSpec& s,
+                               PairSink& sink) { return run_join(l, r, s, sink); },
+                            fields);
+    add_choice(stats.join, std::move(plan));
+    return stats;
   }
-  use_device();
   CudaStream stream;
   const std::size_t stats_n = all ? n : 0;
   DeviceBuffer<unsigned long long> count(per_point ? n : 0), min_bits(stats_n), max_bits(stats_n);
@@ -109,10 +119,11 @@ NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, cons
   if (partner_ranks)
     rank_order(partner_ranks, static_cast<std::uint32_t>(partners), order_key, by_order,
                stream.get());
-  // SelfPairs::All: the identity pairs of the finite points (d(p, p) = 0 <= eps); without
-  // per-point arrays only their number.
+  // SelfPairs::All: the identity pairs (p, p) with d(p, p) <= eps, decided as the CPU engine
+  // decides them; without per-point arrays only their number.
   const bool identities = self && spec.self_pairs == SelfPairs::All && spec.eps >= 0.0;
-  const std::vector<std::uint32_t> ids = identities ? finite_ids(left) : std::vector<std::uint32_t>();
+  const std::vector<std::uint32_t> ids =
+      identities ? self_matching_ids(left, spec) : std::vector<std::uint32_t>();
   if (per_point) identity_ids.resize(ids.size());
   if (identity_ids.size() > 0)
     CUDA_CHECK(cudaMemcpyAsync(identity_ids.data(), ids.data(), identity_ids.bytes(),
@@ -149,10 +160,8 @@ NeighbourStats neighbour_stats(const PointSet& left, const PointSet* right, cons
     }
     return true;
   };
-  JoinSpec join_spec = spec;
-  if (self) join_spec.self_pairs = SelfPairs::Unique;
   NeighbourStats result;
-  result.join = run_producer_join(left, right, join_spec, control, consume);
+  result.join = run_producer_join(left, right, std::move(plan), control, consume);
   result.join.pairs = pairs;
   if (result.join.stopped) return result;
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "cuda_check.h"
 #include "device_distance.cuh"
@@ -21,17 +20,7 @@ __global__ void row_keys(const double* coords, std::uint64_t n, int dim, SpaceKe
   const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const double* p = coords + i * dim;
-  unsigned long long k = ~0ull;  // non-finite rows last
-  if (finite_row(p, dim)) {
-    std::uint32_t cell[SpaceKey::kMaxDims];
-    for (int d = 0; d < key.count; ++d)
-      cell[d] = static_cast<std::uint32_t>(
-          fmin(fmax((p[key.dims[d]] - key.low[d]) * key.scale[d], 0.0),
-               double((1u << key.bits[d]) - 1)));
-    k = 0;
-    for (int b = 0; b < key.length; ++b) k = k << 1 | ((cell[key.slot[b]] >> key.shift[b]) & 1u);
-  }
-  keys[i] = k;
+  keys[i] = finite_row(p, dim) ? space_key_of(key, p) : ~0ull;  // non-finite rows last
   rows[i] = static_cast<std::uint32_t>(i);
 }
 
@@ -130,41 +119,6 @@ __global__ void mask_rows(const float* left_centre, const float* left_extent,
 }
 
 }  // namespace
-
-SpaceKey space_key(const std::vector<double>& mean, const std::vector<double>& variance) {
-  SpaceKey key;
-  std::vector<int> dims(variance.size());
-  std::iota(dims.begin(), dims.end(), 0);
-  std::stable_sort(dims.begin(), dims.end(),
-                   [&](int a, int b) { return variance[a] > variance[b]; });
-  double width[SpaceKey::kMaxDims];  // each dimension's cell width at the bits given so far
-  for (int d : dims) {
-    if (key.count == SpaceKey::kMaxDims) break;
-    const double sigma = std::sqrt(variance[d]);
-    if (!(sigma > 0.0) || !std::isfinite(sigma) || !std::isfinite(mean[d])) continue;
-    key.dims[key.count] = d;
-    key.low[key.count] = mean[d] - 2.0 * sigma;
-    width[key.count] = 4.0 * sigma;
-    ++key.count;
-  }
-  if (key.count == 0) return key;
-  constexpr int kMaxCellBits = 24;
-  unsigned char from_top[SpaceKey::kBits];  // the bit's place in its dimension, from the top
-  for (; key.length < SpaceKey::kBits; ++key.length) {
-    int widest = -1;
-    for (int i = 0; i < key.count; ++i)
-      if (key.bits[i] < kMaxCellBits && (widest < 0 || width[i] > width[widest])) widest = i;
-    if (widest < 0) break;
-    key.slot[key.length] = static_cast<unsigned char>(widest);
-    from_top[key.length] = static_cast<unsigned char>(key.bits[widest]++);
-    width[widest] /= 2.0;
-  }
-  for (int b = 0; b < key.length; ++b)
-    key.shift[b] = static_cast<unsigned char>(key.bits[key.slot[b]] - 1 - from_top[b]);
-  for (int i = 0; i < key.count; ++i)
-    key.scale[i] = std::ldexp(1.0, key.bits[i]) / (4.0 * std::sqrt(variance[key.dims[i]]));
-  return key;
-}
 
 DeviceBuffer<std::uint32_t> space_order(const double* coords, std::uint64_t n, int dim,
                                         const SpaceKey& key, cudaStream_t stream) {

@@ -14,30 +14,10 @@
 #include <vector>
 
 #include "device_buffer.h"
+#include "engine/join/tile_order.h"
 #include "tensor_filter.cuh"
 
 namespace simjoin::gpu {
-
-// A key along a space-filling curve, k-d style: its 64 bits halve, one after the other, the
-// dimension whose cells are then widest, over the range mean +- 2 sigma of up to 16 dimensions
-// (those of largest variance), so that a dimension along which the points spread little gets
-// few bits or none.
-struct SpaceKey {
-  static constexpr int kMaxDims = 16;
-  static constexpr int kBits = 64;
-  int count = 0;   // dimensions in the key (0: every row gets the same key)
-  int length = 0;  // bits of the key
-  int dims[kMaxDims] = {};
-  int bits[kMaxDims] = {};      // bits of each dimension's cell number
-  double low[kMaxDims] = {};    // mean - 2 sigma
-  double scale[kMaxDims] = {};  // 2^bits / (4 sigma)
-  // Bit i of the key (from the top): bit `shift[i]` of dimension slot[i]'s cell number.
-  unsigned char slot[kBits] = {};
-  unsigned char shift[kBits] = {};
-};
-
-// The key from each dimension's mean and variance over the finite rows.
-SpaceKey space_key(const std::vector<double>& mean, const std::vector<double>& variance);
 
 // The rows [0, n) of `coords` (dim doubles a row) sorted by `key` (rows with a non-finite
 // coordinate last): order[r] is the input row at place r.

@@ -27,8 +27,9 @@
 #                and 8 processes; loadthreads, the GPU run with simjoin.load_threads 0, -1, 4
 #                and 15 and max_parallel_workers_per_gather 2 and 8; dbscan32, simjoin_dbscan of
 #                1M clustered 32-D rows)
-#   gtest        the engine's GPU tests (the backend installed as the GPU service installs it)
-#   sanitizer    compute-sanitizer memcheck on the GPU edge cases
+#   gtest        the engine's GPU tests (the backend installed as the GPU service installs it;
+#                GTEST_FILTER, default 'Gpu*:*Gpu*'; GTEST_TIMEOUT seconds, default 420)
+#   sanitizer    compute-sanitizer memcheck on the GPU edge cases (SANITIZER_FILTER)
 #   scripts/device/service_check.sh [first-join] [regress] [concurrent] [gtest] [sanitizer]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
@@ -240,7 +241,8 @@ if [[ $steps == *" gtest "* ]]; then
   source scripts/device/gtest.sh
   setup_gtest
   make -j16 build/engine_tests >"$OUT/gtest-build.txt" 2>&1 || tail -5 "$OUT/gtest-build.txt"
-  timeout 420 build/engine_tests --gtest_brief=1 --gtest_filter='Gpu*:*Gpu*' >"$OUT/gtest.txt" 2>&1
+  timeout "${GTEST_TIMEOUT:-420}" build/engine_tests --gtest_brief=1 \
+    --gtest_filter="${GTEST_FILTER:-Gpu*:*Gpu*}" >"$OUT/gtest.txt" 2>&1
   tail -4 "$OUT/gtest.txt"
 fi
 
@@ -251,7 +253,7 @@ if [[ $steps == *" sanitizer "* ]]; then
     make -j16 build/engine_tests >"$OUT/gtest-build.txt" 2>&1 || tail -5 "$OUT/gtest-build.txt"
   fi
   timeout 200 compute-sanitizer --tool memcheck --leak-check full build/engine_tests \
-    --gtest_filter='GpuEdgeCases*:GpuStreaming*' >"$OUT/memcheck.txt" 2>&1
+    --gtest_filter="${SANITIZER_FILTER:-GpuEdgeCases*:GpuStreaming*}" >"$OUT/memcheck.txt" 2>&1
   grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck.txt" | tail -3
 fi
 grep -iE "simjoin|FATAL|PANIC" /tmp/pg.log | tail -10 > "$OUT/pg-log-tail.txt"

@@ -48,6 +48,15 @@ inline double exact_distance(const double* a, const double* b, std::size_t dim, 
   return finish_distance(accumulate_distance(a, b, dim, metric), metric);
 }
 
+// Whether exact_distance(p, p) <= eps. A point's cosine distance to itself, 1 - s / sqrt(s)^2
+// with s >= 1/4 the sum of its scaled squares (cosine.h), lies within a few units of 2^-53 of 0:
+// from eps >= 2^-48 on, every point with a direction matches itself, without its sums.
+inline bool matches_itself(const double* p, std::size_t dim, Metric metric, double eps) {
+  if (metric == Metric::Cosine && eps >= 0x1p-48)
+    return cosine_scale_exponent(p, dim) != kNoDirection;
+  return exact_distance(p, p, dim, metric) <= eps;
+}
+
 // The bound on the accumulated value equivalent to `distance <= eps`: for Euclidean the largest
 // double t with sqrt(t) <= eps (sqrt is monotone, so sqrt(s) <= eps iff s <= t), otherwise eps.
 // This lets the engines compare partial sums without a square root and stop early once a partial

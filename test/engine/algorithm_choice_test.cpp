@@ -78,7 +78,8 @@ TEST(AlgorithmChoice, SzlWhereItsSampledWorkIsClearlySmaller) {
   const JoinWork grid = grid_work_of(1e6, 16, 1e10);
   const SzlWork szl = szl_work_of(1e6, 16, 1e8);
   const AlgorithmChoice choice =
-      cheapest_algorithm(&grid, &szl, 1e12, 16, Metric::Manhattan, 2, cpu_algorithm_speeds());
+      cheapest_algorithm(&grid, &szl, BruteWork{1e12}, 16, Metric::Manhattan, 2,
+                         cpu_algorithm_speeds());
   EXPECT_EQ(choice.algorithm, Algorithm::Szl);
   ASSERT_EQ(choice.estimates.size(), 3u);
   EXPECT_EQ(choice.estimates[0].algorithm, "szl");
@@ -86,17 +87,19 @@ TEST(AlgorithmChoice, SzlWhereItsSampledWorkIsClearlySmaller) {
   EXPECT_EQ(choice.estimates[2].algorithm, "brute-force");
   // The other way round: the grid.
   const JoinWork small_grid = grid_work_of(1e6, 16, 1e7);
-  EXPECT_EQ(cheapest_algorithm(&small_grid, &szl, 1e12, 16, Metric::Manhattan, 2,
+  EXPECT_EQ(cheapest_algorithm(&small_grid, &szl, BruteWork{1e12}, 16, Metric::Manhattan, 2,
                                cpu_algorithm_speeds())
                 .algorithm,
             Algorithm::Grid);
   // A device without the SZL (nullptr) never picks it; without a grid either, brute force.
   EXPECT_EQ(
-      cheapest_algorithm(&grid, nullptr, 1e12, 16, Metric::Manhattan, 2, cpu_algorithm_speeds())
+      cheapest_algorithm(&grid, nullptr, BruteWork{1e12}, 16, Metric::Manhattan, 2,
+                         cpu_algorithm_speeds())
           .algorithm,
       Algorithm::Grid);
   EXPECT_EQ(
-      cheapest_algorithm(nullptr, nullptr, 1e12, 16, Metric::Manhattan, 2, cpu_algorithm_speeds())
+      cheapest_algorithm(nullptr, nullptr, BruteWork{1e12}, 16, Metric::Manhattan, 2,
+                         cpu_algorithm_speeds())
           .algorithm,
       Algorithm::BruteForce);
 }
@@ -181,7 +184,7 @@ TEST(AlgorithmChoice, SzlIndexSharedByAtMostOneThreadACurve) {
   const SzlWork szl = szl_work_of(1e6, 16, 1e3);
   const auto szl_seconds = [&](int threads) {
     for (const AlgorithmEstimate& e :
-         cheapest_algorithm(&grid, &szl, 1e12, 16, Metric::Euclidean, threads,
+         cheapest_algorithm(&grid, &szl, BruteWork{1e12}, 16, Metric::Euclidean, threads,
                             cpu_algorithm_speeds())
              .estimates)
       if (e.algorithm == "szl") return e.seconds;

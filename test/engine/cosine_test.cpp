@@ -89,6 +89,33 @@ TEST(CosineDistance, PreparedPointsGiveTheSameBits) {
 // The radius's promise: for every pair, the engine's Euclidean sum over the two unit vectors is
 // within accumulated_bound(cosine_candidate_radius(d, dim)), d the pair's cosine distance (the
 // tightest eps that must find it). Near-parallel, near-antiparallel, orthogonal, mixed scales.
+// matches_itself decides d(p, p) <= eps as exact_distance does, for every metric: vectors of
+// every magnitude and length, zero, NaN and infinite coordinates, eps around 2^-48 and 0 (where
+// a cosine self-distance of a few units of 2^-53 does not match).
+TEST(MatchesItself, AsExactDistanceDecides) {
+  std::mt19937_64 rng(17);
+  std::normal_distribution<double> coordinate(0.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-1000, 1000);
+  const double epsilons[] = {0.0, 0x1p-60, 0x1p-52, 0x1p-49, 0x1p-48, 1e-9, 0.5, -1.0, NAN};
+  int self_distances_above_zero = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const std::size_t dim = 1 + trial % 130;
+    std::vector<double> p(dim);
+    const int scale = exponent(rng);
+    for (double& x : p) x = std::ldexp(coordinate(rng), scale);
+    if (trial % 97 == 0) std::fill(p.begin(), p.end(), 0.0);
+    if (trial % 89 == 1) p[dim / 2] = NAN;
+    if (trial % 83 == 2) p[0] = -INFINITY;
+    self_distances_above_zero += exact_distance(p.data(), p.data(), dim, Metric::Cosine) > 0.0;
+    for (Metric metric : {Metric::Euclidean, Metric::Manhattan, Metric::Chebyshev, Metric::Cosine})
+      for (double eps : epsilons)
+        ASSERT_EQ(matches_itself(p.data(), dim, metric, eps),
+                  exact_distance(p.data(), p.data(), dim, metric) <= eps)
+            << "trial " << trial << " dim " << dim << " eps " << eps;
+  }
+  EXPECT_GT(self_distances_above_zero, 0) << "some cosine self-distances are not 0";
+}
+
 TEST(CosineCandidateRadius, KeepsEveryPairAtItsOwnDistance) {
   std::mt19937_64 rng(3);
   std::normal_distribution<double> g;

@@ -1,6 +1,7 @@
 // The GPU's neighbour statistics (folded on the device: gpu_aggregates.h) against the CPU engine's
 // run_neighbour_stats, every field of every point bit for bit, and the pair counts: random data
-// of dimensions 1-64 with every metric (cosine takes the host fold over the GPU join), self-joins
+// of dimensions 1-64 with every metric (cosine's counts fold on the device on tensor cores, the
+// rest of cosine takes the host fold over the GPU join), self-joins
 // in both modes and two inputs aggregated on either side, every GPU kernel (grid, tiled grid,
 // brute force, SZL), ranks given and not, lattices with pairs at exactly eps, duplicates (ties in
 // the smallest distance), empty and one-point inputs, non-finite points, 100k points with a hot
@@ -98,9 +99,16 @@ NeighbourStats expect_gpu_matches_cpu(const Points& left, const Points* right, c
     }
     EXPECT_TRUE(fewer.min_distance.empty() && fewer.max_distance.empty() && fewer.nearest.empty())
         << which;
-    if (device_fold && spec.metric != Metric::Cosine) {
+    // A cosine join's counts fold on the device where it runs on tensor cores (its only path
+    // that decides pairs there), else on the host.
+    const bool tensor_cores = gpu::tuning().tensor == 1 ||
+                              (gpu::tuning().tensor < 0 && left.set().dim >= 16);
+    const bool cosine_on_device = spec.algorithm == Algorithm::BruteForce && tensor_cores;
+    if (device_fold && (spec.metric != Metric::Cosine || cosine_on_device)) {
       EXPECT_TRUE(has_phase(fewer.join, "fold-count") && !has_phase(fewer.join, "fold-stats"))
           << which << ": not folded on the device by counts";
+    } else if (spec.metric == Metric::Cosine) {
+      EXPECT_FALSE(has_phase(fewer.join, "fold-count")) << which << ": cosine folded on the device";
     }
   }
   return gpu;
@@ -263,6 +271,58 @@ TEST(GpuNeighbourStats, ChunkedInputsFoldOnTheHost) {
   const NeighbourStats stats =
       expect_gpu_matches_cpu(points, nullptr, spec, StatsSide::Left, nullptr, "budget", false);
   EXPECT_FALSE(has_phase(stats.join, "fold-stats"));
+}
+
+// A cosine join's counts in 100 dimensions under Auto: brute force on tensor cores chosen once
+// (its estimates and phase `choose` reported), the counts folded on the device, equal to the CPU
+// engine's, with a zero vector (no cosine distance: never a pair, not even with itself), a
+// non-finite one, duplicates and opposite directions; self-joins in both modes and two inputs.
+TEST(GpuNeighbourStats, CosineCountsFoldOnTensorCores) {
+  SKIP_WITHOUT_GPU();
+  // Random directions (nothing for a grid to prune), each fourth point a scaled, slightly moved
+  // copy of the one before it: the pairs.
+  const auto directions = [](std::size_t n, unsigned seed) {
+    Points points = uniform_points(n, 100, -1.0, 1.0, seed);
+    Points noise = uniform_points(n, 100, -1e-3, 1e-3, seed + 1);
+    for (std::size_t i = 1; i < n; i += 4)
+      for (std::size_t j = 0; j < 100; ++j)
+        points.point(i)[j] = 2.5 * points.point(i - 1)[j] + (i % 8 == 1 ? noise.point(i)[j] : 0.0);
+    return points;
+  };
+  Points points = directions(4000, 61);
+  for (std::size_t j = 0; j < 100; ++j) {
+    points.point(7)[j] = 0.0;                          // the zero vector
+    points.point(10)[j] = -3.0 * points.point(11)[j];  // the opposite direction
+  }
+  points.point(12)[40] = NAN;
+  Points other = directions(3000, 62);
+  for (std::size_t i = 0; i < 3000; i += 3)
+    for (std::size_t j = 0; j < 100; ++j) other.point(i)[j] = 0.5 * points.point(i)[j];
+  for (SelfPairs mode : {SelfPairs::All, SelfPairs::Unique}) {
+    const JoinSpec spec = gpu_spec(0.002, Metric::Cosine, mode, Algorithm::Auto);
+    JoinSpec cpu_spec = spec;
+    cpu_spec.device = Device::Cpu;
+    for (StatsFields fields : {StatsFields::CountsOnly, StatsFields::PairsOnly}) {
+      const auto stats = [&](const JoinSpec& on) {
+        return run_neighbour_stats(points.set(), nullptr, on, StatsSide::Left, nullptr, {}, {},
+                                   fields);
+      };
+      const NeighbourStats cpu = stats(cpu_spec), gpu = stats(spec);
+      const std::string what = std::string(mode == SelfPairs::All ? "all" : "unique") +
+                               (fields == StatsFields::CountsOnly ? ", counts" : ", pairs");
+      EXPECT_GT(cpu.pairs, 900u) << what;
+      EXPECT_EQ(gpu.pairs, cpu.pairs) << what;
+      EXPECT_EQ(gpu.join.pairs, cpu.join.pairs) << what;
+      EXPECT_EQ(gpu.count, cpu.count) << what;
+      EXPECT_EQ(gpu.join.algorithm, "gpu-brute-force-tensor on unit vectors") << what;
+      EXPECT_TRUE(has_phase(gpu.join, "fold-count")) << what << ": not folded on the device";
+      EXPECT_TRUE(has_phase(gpu.join, "choose") && !gpu.join.estimates.empty()) << what;
+      EXPECT_EQ(gpu.join.phase_seconds.front().first, "choose") << what;
+    }
+  }
+  const JoinSpec spec = gpu_spec(0.002, Metric::Cosine, SelfPairs::All, Algorithm::BruteForce);
+  expect_gpu_matches_cpu(points, &other, spec, StatsSide::Left, nullptr, "two inputs");
+  expect_gpu_matches_cpu(points, &other, spec, StatsSide::Right, nullptr, "two inputs");
 }
 
 // A runner given: today's host fold, whatever the device.

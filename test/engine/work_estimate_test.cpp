@@ -142,7 +142,7 @@ TEST(DeviceChoice, EachDevicePricedWithTheAlgorithmItRuns) {
   ASSERT_TRUE(sampled.has_grid);
   EXPECT_FALSE(sampled.has_szl) << "not priced above kSzlMaxPricedDim dimensions";
   const auto pick = [&](int threads, const AlgorithmSpeeds& speeds) {
-    return cheapest_algorithm(&sampled.grid, nullptr, brute_force_pairs(points.set(), nullptr),
+    return cheapest_algorithm(&sampled.grid, nullptr, brute_work(points.set(), nullptr, sampled),
                               128, spec.metric, threads, speeds)
         .estimates.front();
   };

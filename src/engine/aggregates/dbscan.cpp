@@ -118,8 +118,8 @@ DbscanResult run_dbscan(const PointSet& points, const JoinSpec& spec, std::uint6
     if (result.counting.stopped) return result;
   }
   for (std::size_t i = 0; i < n; ++i) {
-    const double self = exact_distance(points.point(i), points.point(i), points.dim, spec.metric);
-    if (self <= spec.eps && (min_points <= 1 || counts.count[i] >= min_points)) {
+    if (matches_itself(points.point(i), points.dim, spec.metric, spec.eps) &&
+        (min_points <= 1 || counts.count[i] >= min_points)) {
       result.kind[i] = PointKind::Core;
     }
   }

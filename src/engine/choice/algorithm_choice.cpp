@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/choice/point_sample.h"
+#include "engine/choice/tile_fraction.h"
 #include "engine/join/float_brute_force.h"
 #include "engine/join/szl_index.h"
 #include "engine/join/szl_join.h"
@@ -18,6 +19,12 @@ constexpr std::size_t kSzlBuildSample = 4096;
 // point-dimensions (4,096 points up to 64-D; 334 at 784-D).
 constexpr std::size_t kSzlBuildSampleCoords = 4096 * 64;
 constexpr std::size_t kSzlProbeSample = 256;
+
+// The share of brute force's pairs a device with these speeds tests.
+double tested_share(const BruteWork& brute, std::size_t dim, Metric metric,
+                    const AlgorithmSpeeds& s) {
+  return s.prunes_tiles && tensor_tiles_apply(metric, dim) ? brute.tile_fraction : 1.0;
+}
 
 double log2_at_least_1(double n) { return std::max(1.0, std::log2(std::max(n, 1.0))); }
 
@@ -42,8 +49,10 @@ double szl_seconds(const SzlWork& w, double terms_per_candidate, int threads,
 }
 
 // Brute force over `pairs` pairs with an estimated `matches` of them within eps.
-double brute_seconds(double pairs, double matches, std::size_t dim, Metric metric, int threads,
+double brute_seconds(const BruteWork& brute, std::size_t dim, Metric metric, int threads,
                      const AlgorithmSpeeds& s) {
+  const double pairs = brute.pairs * tested_share(brute, dim, metric, s);
+  const double matches = brute.matches;
   if (!float_filter_applies(metric, dim))
     return pairs * (s.brute_pair_ns + static_cast<double>(dim) * s.brute_term_ns) / threads * 1e-9;
   const bool wide = dim > s.filtered_narrow_dim;
@@ -69,6 +78,16 @@ double brute_force_pairs(const PointSet& left, const PointSet* right) {
   return right ? n * static_cast<double>(right->n) : n * (n + 1.0) / 2.0;
 }
 
+BruteWork brute_work(const PointSet& left, const PointSet* right, const SampledWork& sampled) {
+  BruteWork brute;
+  brute.pairs = brute_force_pairs(left, right);
+  if (sampled.has_tiles) brute.tile_fraction = sampled.tile_fraction;
+  // The grid's sampled pairs count a self-join's pairs both ways and its identities.
+  const double pairs = sampled.has_grid ? sampled.grid.pairs : 0.0;
+  brute.matches = right ? pairs : std::max(0.0, pairs - static_cast<double>(left.n)) / 2.0;
+  return brute;
+}
+
 const AlgorithmSpeeds& cpu_algorithm_speeds() {
   // The CPU engine on the H200 machine's 16 cores (2026-11-29, scripts/device/service_check.sh
   // calibrate: the 15 sets of bench/calibration_sets.txt, 16 threads; docs/benchmarks/calibration.md).
@@ -86,7 +105,7 @@ const AlgorithmSpeeds& cpu_algorithm_speeds() {
       /*brute_pair_ns=*/1.26, /*brute_term_ns=*/0.0866,
       /*filtered_pair_ns=*/2.0, /*filtered_term_ns=*/0.034, /*filtered_match_ns=*/0.0,
       /*filtered_narrow_dim=*/std::numeric_limits<std::size_t>::max(),
-      /*filtered_wide_pair_ns=*/2.0, /*filtered_wide_term_ns=*/0.034};
+      /*filtered_wide_pair_ns=*/2.0, /*filtered_wide_term_ns=*/0.034, /*prunes_tiles=*/false};
   return speeds;
 }
 
@@ -113,7 +132,8 @@ const AlgorithmSpeeds& gpu_algorithm_speeds() {
       // at 128-D and 768-D and 2M at 32-D, checked on 384-D (predicted 6.9, measured 6.8 ps).
       /*filtered_pair_ns=*/0.00055, /*filtered_term_ns=*/0.0000035, /*filtered_match_ns=*/3.9,
       /*filtered_narrow_dim=*/128,
-      /*filtered_wide_pair_ns=*/0.0021, /*filtered_wide_term_ns=*/0.0000125};
+      /*filtered_wide_pair_ns=*/0.0021, /*filtered_wide_term_ns=*/0.0000125,
+      /*prunes_tiles=*/true};
   return speeds;
 }
 
@@ -167,9 +187,9 @@ SzlWork estimate_szl_work(const PointSet& left, const PointSet* right, double ep
   return work;
 }
 
-AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, double brute_pairs,
-                                   std::size_t dim, Metric metric, int threads,
-                                   const AlgorithmSpeeds& speeds) {
+AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl,
+                                   const BruteWork& brute, std::size_t dim, Metric metric,
+                                   int threads, const AlgorithmSpeeds& speeds) {
   threads = std::max(threads, 1);
   AlgorithmChoice choice;
   std::vector<std::pair<Algorithm, AlgorithmEstimate>> priced;
@@ -184,9 +204,8 @@ AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, dou
                       {"szl", szl->walked, szl_seconds(*szl, terms, threads, speeds)}});
   }
   priced.push_back({Algorithm::BruteForce,
-                    {"brute-force", brute_pairs,
-                     brute_seconds(brute_pairs, grid ? grid->pairs : 0.0, dim, metric, threads,
-                                   speeds)}});
+                    {"brute-force", brute.pairs * tested_share(brute, dim, metric, speeds),
+                     brute_seconds(brute, dim, metric, threads, speeds)}});
   // Cheapest first; stable, so that ties keep grid, szl, brute force in that order.
   std::stable_sort(priced.begin(), priced.end(), [](const auto& a, const auto& b) {
     return a.second.seconds < b.second.seconds;
@@ -204,8 +223,11 @@ bool szl_may_be_cheapest(const PointSet& left, const PointSet* right, const Join
   threads = std::max(threads, 1);
   const double lower_bound =
       szl_seconds(szl_shape(left, right), grid.terms_per_candidate, threads, speeds);
-  const double brute = brute_seconds(brute_force_pairs(left, right), grid.pairs, left.dim, metric,
-                                     threads, speeds);
+  SampledWork unpruned;
+  unpruned.grid = grid;
+  unpruned.has_grid = true;
+  const double brute =
+      brute_seconds(brute_work(left, right, unpruned), left.dim, metric, threads, speeds);
   return lower_bound < brute &&
          (grid.indexed_dims == 0 || lower_bound < grid_seconds(grid, threads, speeds));
 }
@@ -223,11 +245,19 @@ SampledWork sample_work(const PointSet& left, const PointSet* right, const JoinS
   }
   if (!sampled.has_szl) {
     for (const PricedDevice& device : devices) {
-      if (!szl_may_be_cheapest(left, right, sampled.grid, spec.metric, device.threads,
-                               *device.speeds))
+      if (!device.runs_szl || !szl_may_be_cheapest(left, right, sampled.grid, spec.metric,
+                                                   device.threads, *device.speeds))
         continue;
       sampled.szl = estimate_szl_work(left, right, spec.eps);
       sampled.has_szl = true;
+      break;
+    }
+  }
+  if (!sampled.has_tiles && tensor_tiles_apply(spec.metric, left.dim)) {
+    for (const PricedDevice& device : devices) {
+      if (!device.speeds->prunes_tiles) continue;
+      sampled.tile_fraction = estimate_tile_fraction(left, right, spec);
+      sampled.has_tiles = true;
       break;
     }
   }
@@ -243,12 +273,12 @@ AlgorithmChoice choose_algorithm(const PointSet& left, const PointSet* right, co
     return AlgorithmChoice{};  // brute force, nothing priced
   }
   const SampledWork sampled =
-      szl_supported ? sample_work(left, right, spec, {{&speeds, threads}})
-                    : sample_work(left, right, spec, {});
+      sample_work(left, right, spec, {{&speeds, threads, szl_supported}});
   const bool szl = szl_supported && sampled.has_szl &&
                    szl_may_be_cheapest(left, right, sampled.grid, spec.metric, threads, speeds);
   return cheapest_algorithm(&sampled.grid, szl ? &sampled.szl : nullptr,
-                            brute_force_pairs(left, right), left.dim, spec.metric, threads, speeds);
+                            brute_work(left, right, sampled), left.dim, spec.metric, threads,
+                            speeds);
 }
 
 }  // namespace simjoin

@@ -40,7 +40,22 @@ struct AlgorithmSpeeds {
   double brute_pair_ns, brute_term_ns, filtered_pair_ns, filtered_term_ns, filtered_match_ns;
   std::size_t filtered_narrow_dim;
   double filtered_wide_pair_ns, filtered_wide_term_ns;
+  // Whether its brute force skips tile pairs (the GPU's on tensor cores: tensor_tiles_apply),
+  // so that it runs the pairs of BruteWork::tile_fraction only.
+  bool prunes_tiles;
 };
+
+// Brute force's work: the pairs it would test (brute_force_pairs), the share of them its tile
+// mask keeps where the device prunes tiles, and the result pairs it decides (a self-join's
+// unordered pairs, identities left out).
+struct BruteWork {
+  double pairs = 0.0;
+  double tile_fraction = 1.0;
+  double matches = 0.0;
+};
+
+// Brute force's work for a join of left with right (nullptr: self-join) with these samples.
+BruteWork brute_work(const PointSet& left, const PointSet* right, const SampledWork& sampled);
 
 // The pairs brute force evaluates: n_left * n_right, each unordered pair once in a self-join.
 double brute_force_pairs(const PointSet& left, const PointSet* right);
@@ -57,11 +72,11 @@ struct AlgorithmChoice {
 };
 
 // The cheapest of the priced algorithms: grid (nullptr or indexed_dims == 0: not available),
-// szl (nullptr: not available) and brute force over brute_pairs pairs of `dim` dimensions under
-// `metric` (Euclidean from 16 dimensions: the FP32 filter's prices).
-AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl, double brute_pairs,
-                                   std::size_t dim, Metric metric, int threads,
-                                   const AlgorithmSpeeds& speeds);
+// szl (nullptr: not available) and brute force's work of `dim` dimensions under `metric`
+// (Euclidean from 16 dimensions: the FP32 filter's prices).
+AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl,
+                                   const BruteWork& brute, std::size_t dim, Metric metric,
+                                   int threads, const AlgorithmSpeeds& speeds);
 
 // Above this many dimensions the SZL is not priced: its sampled walk was measured many times
 // short there (Fashion-MNIST, 784-D: priced 5.6 s, ran 49 s), and it was never the fastest.
@@ -72,15 +87,17 @@ constexpr std::size_t kSzlMaxPricedDim = 32;
 bool szl_may_be_cheapest(const PointSet& left, const PointSet* right, const JoinWork& grid,
                          Metric metric, int threads, const AlgorithmSpeeds& speeds);
 
-// A device whose choice the samples serve: its speeds and threads.
+// A device whose choice the samples serve: its speeds and threads, and whether it runs the SZL.
 struct PricedDevice {
   const AlgorithmSpeeds* speeds;
   int threads;
+  bool runs_szl = true;
 };
 
 // The samples Auto weighs for a join: spec.sampled where it is this join's (its sizes), else the
 // grid's work sampled now; then the SZL's walk, sampled where szl_may_be_cheapest on one of
-// `devices` and not carried.
+// `devices` that runs it and not carried; then the tile pairs of brute force on tensor cores, where one of
+// `devices` prunes tiles and they apply (tensor_tiles_apply) and were not carried.
 SampledWork sample_work(const PointSet& left, const PointSet* right, const JoinSpec& spec,
                         std::initializer_list<PricedDevice> devices);
 

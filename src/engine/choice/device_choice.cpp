@@ -37,7 +37,7 @@ AlgorithmEstimate picked(const PointSet& left, const PointSet* right, const Join
                          const AlgorithmSpeeds& speeds) {
   const AlgorithmChoice choice =
       cheapest_algorithm(&sampled.grid, szl && sampled.has_szl ? &sampled.szl : nullptr,
-                         brute_force_pairs(left, right), left.dim, spec.metric, threads, speeds);
+                         brute_work(left, right, sampled), left.dim, spec.metric, threads, speeds);
   const std::string wanted = algorithm_name(spec.algorithm);
   for (const AlgorithmEstimate& e : choice.estimates)
     if (e.algorithm == wanted) return e;
@@ -129,9 +129,8 @@ bool auto_prefers_gpu(const PointSet& left, const PointSet* right, const JoinSpe
   SampledWork sampled;
   if (spec.algorithm == Algorithm::Auto) {
     const PricedDevice cpu{&cpu_algorithm_speeds(), std::max(cpu_threads, 1)};
-    const PricedDevice gpu{&gpu_algorithm_speeds(), 1};
-    sampled = gpu_runs_szl ? sample_work(left, right, spec, {cpu, gpu})
-                           : sample_work(left, right, spec, {cpu});
+    const PricedDevice gpu{&gpu_algorithm_speeds(), 1, gpu_runs_szl};
+    sampled = sample_work(left, right, spec, {cpu, gpu});
   } else {
     sampled.grid = estimate_join_work(left, right, spec);
     sampled.has_grid = true;

@@ -31,12 +31,15 @@ struct SzlWork {
 };
 
 // The samples' results a join carries (JoinSpec::sampled): the grid's work when has_grid, the
-// SZL's when has_szl (sampled only where it may be the cheapest).
+// SZL's when has_szl (sampled only where it may be the cheapest), and when has_tiles the share of
+// tile pairs the GPU's brute force on tensor cores visits (engine/choice/tile_fraction.h).
 struct SampledWork {
   bool has_grid = false;
   bool has_szl = false;
+  bool has_tiles = false;
   JoinWork grid;
   SzlWork szl;
+  double tile_fraction = 1.0;
 };
 
 }  // namespace simjoin

@@ -453,15 +453,18 @@ JoinStats run_join_in_memory(const PointSet& left, const PointSet* right, const 
 }
 
 // Algorithm::Auto resolved with the GPU's prices: its estimates, and its time as phase "choose",
-// into *choice (moved into the join's stats by report_choice).
+// into *choice (moved into the join's stats by report_choice). folded: the device aggregates
+// consume the pairs, none leaves the device.
 JoinSpec choose_gpu_algorithm(const PointSet& left, const PointSet* right, const JoinSpec& spec,
-                              JoinStats* choice) {
+                              JoinStats* choice, bool folded = false) {
   JoinSpec chosen = spec;
   if (spec.algorithm == Algorithm::Auto) {
     PhaseClock timer(*choice);
     AlgorithmChoice picked = choose_algorithm(left, right, spec, 1, true, gpu_algorithm_speeds());
     chosen.algorithm = picked.algorithm;
-    if (picked.grid_work) price_engine_estimates(picked.estimates, *picked.grid_work, true, 1);
+    if (picked.grid_work)
+      price_engine_estimates(picked.estimates, *picked.grid_work, true, 1, measured_speeds(),
+                             !folded);
     choice->estimates = std::move(picked.estimates);
     timer.mark("choose");
   }
@@ -520,7 +523,7 @@ ProducerPlan plan_producer_join(const PointSet& left, const PointSet* right, con
   // A cosine join's pairs are decided on the device only by its brute force on tensor cores.
   if (cosine && !(fold_cosine && use_tensor_cores(Metric::Euclidean, left.dim))) return plan;
   use_device();
-  plan.spec = choose_gpu_algorithm(left, right, spec, &plan.choice);
+  plan.spec = choose_gpu_algorithm(left, right, spec, &plan.choice, true);
   plan.fits = (!cosine || plan.spec.algorithm == Algorithm::BruteForce) &&
               chunk_points_for(left, right, plan.spec, extra_bytes) == 0;
   return plan;

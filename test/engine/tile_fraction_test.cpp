@@ -175,10 +175,10 @@ TEST(TileFraction, OnlyTheGpusBruteForceIsPricedOnItsKeptPairs) {
   EXPECT_EQ(brute.tile_fraction, sampled.tile_fraction);
   // A self-join's result pairs once each, without the identities the grid's sample counts.
   EXPECT_NEAR(brute.matches, (sampled.grid.pairs - 60000.0) / 2.0, 1e-6 * brute.matches + 1.0);
-  const auto brute_estimate = [&](const BruteWork& work, const AlgorithmSpeeds& speeds) {
+  const auto brute_estimate = [&](const BruteWork& work, const AlgorithmSpeeds& speeds,
+                                  Metric metric = Metric::Euclidean) {
     for (const AlgorithmEstimate& e :
-         cheapest_algorithm(&sampled.grid, nullptr, work, 32, Metric::Euclidean, 1, speeds)
-             .estimates)
+         cheapest_algorithm(&sampled.grid, nullptr, work, 32, metric, 1, speeds).estimates)
       if (e.algorithm == "brute-force") return e;
     return AlgorithmEstimate{};
   };
@@ -190,6 +190,11 @@ TEST(TileFraction, OnlyTheGpusBruteForceIsPricedOnItsKeptPairs) {
   const AlgorithmEstimate cpu = brute_estimate(brute, cpu_algorithm_speeds());
   EXPECT_DOUBLE_EQ(cpu.candidates, brute.pairs);
   EXPECT_DOUBLE_EQ(cpu.seconds, brute_estimate(every_pair, cpu_algorithm_speeds()).seconds);
+  // A cosine brute force runs on the GPU's tensor cores too: priced as the Euclidean one there;
+  // on the CPU without the FP32 filter's prices.
+  EXPECT_DOUBLE_EQ(brute_estimate(brute, gpu_algorithm_speeds(), Metric::Cosine).seconds,
+                   gpu.seconds);
+  EXPECT_GT(brute_estimate(brute, cpu_algorithm_speeds(), Metric::Cosine).seconds, cpu.seconds);
   // The CPU alone does not sample the tiles; the device choice does (whether or not the GPU
   // runs the SZL), and hands them on with the grid's.
   EXPECT_FALSE(sample_work(points.set(), nullptr, spec, {{&cpu_algorithm_speeds(), 2}}).has_tiles);

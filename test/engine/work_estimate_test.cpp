@@ -186,5 +186,27 @@ TEST(DeviceChoice, CosinePricedWithTheAlgorithmItRuns) {
   EXPECT_LT(priced.gpu_seconds, priced.cpu_seconds);
 }
 
+// A job whose pairs the engine folds itself (the GPU's device aggregates) is priced without
+// handing them on: exactly the result pairs' cost less, on either device.
+TEST(DeviceChoice, FoldedPairsDoNotLeaveTheDevice) {
+  JoinWork work;
+  work.left_points = work.right_points = 1e5;
+  work.dim = 32;
+  work.candidates = 1e8;
+  work.indexed_dims = 3;
+  work.pairs = 4e7;
+  const std::vector<AlgorithmEstimate> priced{{"grid", 1e8, 0.01}, {"brute-force", 5e9, 0.02}};
+  const DeviceSpeeds& s = measured_speeds();
+  for (bool gpu : {true, false}) {
+    std::vector<AlgorithmEstimate> leave = priced, folded = priced;
+    price_engine_estimates(leave, work, gpu, 16, s, true);
+    price_engine_estimates(folded, work, gpu, 16, s, false);
+    for (std::size_t i = 0; i < priced.size(); ++i) {
+      const double pairs_s = work.pairs * (gpu ? s.gpu_pair_ns : s.cpu_pair_ns / 16) * 1e-9;
+      EXPECT_NEAR(leave[i].seconds - folded[i].seconds, pairs_s, 1e-12) << gpu << " " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace simjoin

@@ -20,10 +20,16 @@ constexpr std::size_t kSzlBuildSample = 4096;
 constexpr std::size_t kSzlBuildSampleCoords = 4096 * 64;
 constexpr std::size_t kSzlProbeSample = 256;
 
+// Whether a device with these speeds filters brute force's pairs in reduced precision: the
+// GPU's tensor cores, the CPU's FP32 filter.
+bool filters(std::size_t dim, Metric metric, const AlgorithmSpeeds& s) {
+  return s.tensor_cores ? tensor_tiles_apply(metric, dim) : float_filter_applies(metric, dim);
+}
+
 // The share of brute force's pairs a device with these speeds tests.
 double tested_share(const BruteWork& brute, std::size_t dim, Metric metric,
                     const AlgorithmSpeeds& s) {
-  return s.prunes_tiles && tensor_tiles_apply(metric, dim) ? brute.tile_fraction : 1.0;
+  return s.tensor_cores && tensor_tiles_apply(metric, dim) ? brute.tile_fraction : 1.0;
 }
 
 double log2_at_least_1(double n) { return std::max(1.0, std::log2(std::max(n, 1.0))); }
@@ -53,7 +59,7 @@ double brute_seconds(const BruteWork& brute, std::size_t dim, Metric metric, int
                      const AlgorithmSpeeds& s) {
   const double pairs = brute.pairs * tested_share(brute, dim, metric, s);
   const double matches = brute.matches;
-  if (!float_filter_applies(metric, dim))
+  if (!filters(dim, metric, s))
     return pairs * (s.brute_pair_ns + static_cast<double>(dim) * s.brute_term_ns) / threads * 1e-9;
   const bool wide = dim > s.filtered_narrow_dim;
   const double pair_ns = wide ? s.filtered_wide_pair_ns : s.filtered_pair_ns;
@@ -105,7 +111,7 @@ const AlgorithmSpeeds& cpu_algorithm_speeds() {
       /*brute_pair_ns=*/1.26, /*brute_term_ns=*/0.0866,
       /*filtered_pair_ns=*/2.0, /*filtered_term_ns=*/0.034, /*filtered_match_ns=*/0.0,
       /*filtered_narrow_dim=*/std::numeric_limits<std::size_t>::max(),
-      /*filtered_wide_pair_ns=*/2.0, /*filtered_wide_term_ns=*/0.034, /*prunes_tiles=*/false};
+      /*filtered_wide_pair_ns=*/2.0, /*filtered_wide_term_ns=*/0.034, /*tensor_cores=*/false};
   return speeds;
 }
 
@@ -133,7 +139,7 @@ const AlgorithmSpeeds& gpu_algorithm_speeds() {
       /*filtered_pair_ns=*/0.00055, /*filtered_term_ns=*/0.0000035, /*filtered_match_ns=*/3.9,
       /*filtered_narrow_dim=*/128,
       /*filtered_wide_pair_ns=*/0.0021, /*filtered_wide_term_ns=*/0.0000125,
-      /*prunes_tiles=*/true};
+      /*tensor_cores=*/true};
   return speeds;
 }
 
@@ -255,7 +261,7 @@ SampledWork sample_work(const PointSet& left, const PointSet* right, const JoinS
   }
   if (!sampled.has_tiles && tensor_tiles_apply(spec.metric, left.dim)) {
     for (const PricedDevice& device : devices) {
-      if (!device.speeds->prunes_tiles) continue;
+      if (!device.speeds->tensor_cores) continue;
       sampled.tile_fraction = estimate_tile_fraction(left, right, spec);
       sampled.has_tiles = true;
       break;

@@ -40,9 +40,11 @@ struct AlgorithmSpeeds {
   double brute_pair_ns, brute_term_ns, filtered_pair_ns, filtered_term_ns, filtered_match_ns;
   std::size_t filtered_narrow_dim;
   double filtered_wide_pair_ns, filtered_wide_term_ns;
-  // Whether its brute force skips tile pairs (the GPU's on tensor cores: tensor_tiles_apply),
-  // so that it runs the pairs of BruteWork::tile_fraction only.
-  bool prunes_tiles;
+  // Whether its brute force runs on tensor cores where tensor_tiles_apply (the GPU: Euclidean
+  // and cosine from 16 dimensions, priced with the filtered constants), skipping tile pairs: it
+  // tests the pairs of BruteWork::tile_fraction only. Else the FP32 filter's dimensions apply
+  // (float_filter_applies: the CPU's, Euclidean only).
+  bool tensor_cores;
 };
 
 // Brute force's work: the pairs it would test (brute_force_pairs), the share of them its tile
@@ -73,7 +75,7 @@ struct AlgorithmChoice {
 
 // The cheapest of the priced algorithms: grid (nullptr or indexed_dims == 0: not available),
 // szl (nullptr: not available) and brute force's work of `dim` dimensions under `metric`
-// (Euclidean from 16 dimensions: the FP32 filter's prices).
+// (the filtered prices where the device filters: AlgorithmSpeeds::tensor_cores).
 AlgorithmChoice cheapest_algorithm(const JoinWork* grid, const SzlWork* szl,
                                    const BruteWork& brute, std::size_t dim, Metric metric,
                                    int threads, const AlgorithmSpeeds& speeds);

@@ -67,10 +67,11 @@ DeviceEstimate estimate_devices(const JoinWork& work, int cpu_threads, double pa
 }
 
 void price_engine_estimates(std::vector<AlgorithmEstimate>& estimates, const JoinWork& work,
-                            bool gpu, int cpu_threads, const DeviceSpeeds& s) {
+                            bool gpu, int cpu_threads, const DeviceSpeeds& s, bool pairs_leave) {
   const double points = work.left_points + work.right_points;
-  const double pairs_ns = gpu ? work.pairs * s.gpu_pair_ns
-                              : work.pairs * s.cpu_pair_ns / std::max(cpu_threads, 1);
+  const double pairs_ns = !pairs_leave ? 0.0
+                          : gpu        ? work.pairs * s.gpu_pair_ns
+                                       : work.pairs * s.cpu_pair_ns / std::max(cpu_threads, 1);
   const double gpu_fixed_ns =
       s.gpu_join_ns + points * static_cast<double>(work.dim) * s.gpu_point_dim_ns;
   for (AlgorithmEstimate& e : estimates) {

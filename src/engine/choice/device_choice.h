@@ -42,10 +42,13 @@ struct DeviceEstimate {
 // The engine's whole time of each algorithm Auto priced on a device (`estimates`: with that
 // device's algorithm speeds, the GPU's its kernels alone), as EXPLAIN shows them: the join's fixed
 // cost and the result pairs' added, and on the GPU its per-point costs (the grid's as estimate_devices
-// prices it). `grid`: the join's sampled work; cpu_threads: the CPU's threads.
+// prices it). `grid`: the join's sampled work; cpu_threads: the CPU's threads; pairs_leave:
+// false where the engine folds the pairs itself (the GPU's device aggregates), so that no result
+// pair is priced as handed on.
 void price_engine_estimates(std::vector<AlgorithmEstimate>& estimates, const JoinWork& grid,
                             bool gpu, int cpu_threads,
-                            const DeviceSpeeds& speeds = measured_speeds());
+                            const DeviceSpeeds& speeds = measured_speeds(),
+                            bool pairs_leave = true);
 
 // "auto priced the engine at C s on the CPU (T threads) and G s on the GPU, PostgreSQL's part
 // A s: gpu" with the sampled work behind it: what simjoin.explain reports of the device choice.

@@ -20,6 +20,7 @@ constexpr std::size_t kMinSampledRowsPerTile = 4;   // fewer: not estimated
 constexpr double kSampleCoordinates = 2e6;          // budget of a side's sample
 constexpr double kPairCoordinates = 2e6;            // budget of the tile pairs' tests
 constexpr std::size_t kMinTestedPairs = 4096;
+constexpr std::size_t kWiden = 1;                   // neighbours' rows in a group's extent
 constexpr double kMaxMaskBytes = 256.0 * 1024 * 1024;  // cuda/tile_pruning.cuh's
 
 struct Balls {
@@ -73,8 +74,12 @@ Balls balls_of(const std::vector<double>& rows, std::size_t dim, const SpaceKey&
     for (std::size_t r = first; r < last; ++r)
       for (std::size_t j = 0; j < dim; ++j) c[j] += rows[order[r] * dim + j];
     for (std::size_t j = 0; j < dim; ++j) c[j] /= static_cast<double>(last - first);
+    // The extent over the group's rows and its neighbours' nearest one on each side: a tile's
+    // rows reach to its bounds in key order, between the sampled rows (without them, a tile
+    // holding the end of one cluster and the start of the next was often sampled as one).
     double largest = 0.0;
-    for (std::size_t r = first; r < last; ++r) {
+    const std::size_t from = first >= kWiden ? first - kWiden : 0;
+    for (std::size_t r = from; r < std::min(s, last + kWiden); ++r) {
       double d2 = 0.0;
       for (std::size_t j = 0; j < dim; ++j) {
         const double d = rows[order[r] * dim + j] - c[j];

@@ -23,7 +23,6 @@
 namespace simjoin::gpu {
 namespace {
 
-
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + 255) / 256); }
 
 __global__ void init_forest(std::uint32_t* __restrict__ parent, std::uint32_t n) {
